@@ -1,0 +1,107 @@
+import type { ModuleAction, ModuleContext, ModuleOutcome, Module } from '../modules/types.js';
+import type { Transport } from '../transport/types.js';
+import type { CommandResult } from '../types/command-result.js';
+import { failedResult } from '../types/command-result.js';
+
+/** Options for driving one module on one host. */
+export interface RunModuleOptions {
+  module: Module<unknown>;
+  args: Record<string, unknown>;
+  context: ModuleContext;
+  transport: Transport;
+  signal?: AbortSignal;
+  /** Live output of exec actions. */
+  onOutput?: (chunk: { stream: 'stdout' | 'stderr'; data: string }) => void;
+  /** Time limit for each exec action that sets none. */
+  timeoutMs?: number;
+}
+
+/** The outcome of a module plus every command result it produced (last one first for errors). */
+export interface ModuleRunResult extends ModuleOutcome {
+  results: CommandResult[];
+}
+
+const sleep = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener('abort', () => {
+      clearTimeout(timer);
+      resolve();
+    }, { once: true });
+  });
+
+/** Drives a module's generator over a transport: the only place module actions touch a wire. */
+export async function runModule(options: RunModuleOptions): Promise<ModuleRunResult> {
+  const { module, context, transport, signal } = options;
+  const args = module.parseArgs(options.args);
+  const run = module.run(args, context);
+  const results: CommandResult[] = [];
+  let next = run.next();
+  while (!next.done) {
+    if (signal?.aborted) {
+      run.return({ changed: false, failed: true, msg: 'interrupted' });
+      return { changed: false, failed: true, msg: 'interrupted', results };
+    }
+    const result = await perform(next.value, options);
+    results.push(result);
+    next = run.next(result);
+  }
+  return { ...next.value, results };
+}
+
+async function perform(action: ModuleAction, options: RunModuleOptions): Promise<CommandResult> {
+  const { transport, signal } = options;
+  switch (action.kind) {
+    case 'exec': {
+      const request: Parameters<Transport['exec']>[0] = { command: action.command };
+      if (action.display !== undefined) request.display = action.display;
+      if (action.stdin !== undefined) request.stdin = action.stdin;
+      if (action.env !== undefined) request.env = action.env;
+      if (action.cwd !== undefined) request.cwd = action.cwd;
+      if (action.become !== undefined) request.become = action.become;
+      const timeoutMs = action.timeoutMs ?? options.timeoutMs;
+      if (timeoutMs !== undefined) request.timeoutMs = timeoutMs;
+      if (signal !== undefined) request.signal = signal;
+      if (options.onOutput !== undefined) request.onOutput = options.onOutput;
+      return transport.exec(request);
+    }
+    case 'put':
+      return transport.put(action);
+    case 'get':
+      return transport.get(action);
+    case 'sleep': {
+      const started = Date.now();
+      await sleep(action.ms, signal);
+      return { command: `sleep ${action.ms}ms`, exitCode: 0, stdout: '', stderr: '', durationMs: Date.now() - started, failed: false, timedOut: false };
+    }
+    case 'reconnect':
+      return reconnect(action, transport, signal);
+  }
+}
+
+/** Closes and reopens the connection until it succeeds or time runs out, doubling the wait up to 10 s. */
+async function reconnect(
+  action: Extract<ModuleAction, { kind: 'reconnect' }>,
+  transport: Transport,
+  signal?: AbortSignal,
+): Promise<CommandResult> {
+  const started = Date.now();
+  const command = `reconnect ${transport.host}`;
+  await transport.close().catch(() => undefined);
+  let delay = action.initialDelayMs ?? 1000;
+  let lastError = '';
+  await sleep(delay, signal);
+  while (Date.now() - started < action.timeoutMs && !signal?.aborted) {
+    try {
+      await transport.connect();
+      return { command, exitCode: 0, stdout: '', stderr: '', durationMs: Date.now() - started, failed: false, timedOut: false, host: transport.host };
+    } catch (error) {
+      lastError = error instanceof Error ? error.message : String(error);
+    }
+    delay = Math.min(delay * 2, 10_000);
+    await sleep(Math.min(delay, Math.max(0, action.timeoutMs - (Date.now() - started))), signal);
+  }
+  const result = failedResult(command, `host did not come back within ${action.timeoutMs} ms: ${lastError}`, Date.now() - started, transport.host);
+  result.timedOut = true;
+  return result;
+}

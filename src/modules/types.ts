@@ -1,0 +1,70 @@
+import type { CommandResult } from '../types/command-result.js';
+import type { HostOs, InventoryHost } from '../types/inventory.js';
+
+/**
+ * What a module asks the executor to do. Modules never touch a connection: they yield actions
+ * and read back results (pyinfra's habit), so their tests need no network.
+ */
+export type ModuleAction =
+  /** Run a command line in the host's shell (sh on Linux, PowerShell on Windows transports). */
+  | {
+      kind: 'exec';
+      command: string;
+      /** Shown instead of `command` (hide secrets). */
+      display?: string;
+      stdin?: string;
+      env?: Record<string, string>;
+      cwd?: string;
+      become?: boolean | { user?: string };
+      timeoutMs?: number;
+    }
+  /** Place a file on the host. */
+  | { kind: 'put'; remotePath: string; content?: string | Buffer; localPath?: string; mode?: number }
+  /** Fetch a file from the host. */
+  | { kind: 'get'; remotePath: string; localPath: string }
+  /**
+   * Drop the connection and connect again, retrying with backoff until `timeoutMs`.
+   * Used by reboot and wait_for_connection. The result has failed=true when time ran out.
+   */
+  | { kind: 'reconnect'; timeoutMs: number; initialDelayMs?: number; expectLoss?: boolean }
+  /** Wait, without a command (polling loops). */
+  | { kind: 'sleep'; ms: number };
+
+/** What a module reports when it finishes. */
+export interface ModuleOutcome {
+  changed: boolean;
+  failed: boolean;
+  /** Short message for people (shown on failure, and by debug/assert). */
+  msg?: string;
+  /** Module-specific data, available to `register`. */
+  data?: Record<string, unknown>;
+  /** True when the host must be rebooted (win_feature, ...). */
+  rebootRequired?: boolean;
+  /** Facts to set on the host (set_fact). */
+  facts?: Record<string, unknown>;
+}
+
+/** What a module can see: the target host and the variables of the run. No connections. */
+export interface ModuleContext {
+  host: InventoryHost;
+  os: HostOs;
+  vars: Record<string, unknown>;
+  /** --check: modules that change things yield nothing and report what they would do. */
+  checkMode: boolean;
+}
+
+/**
+ * A module run: a generator that yields actions and receives each action's result.
+ * Its return value is the outcome.
+ */
+export type ModuleRun = Generator<ModuleAction, ModuleOutcome, CommandResult>;
+
+/** A task module: arguments in, actions out. */
+export interface Module<Args = Record<string, unknown>> {
+  name: string;
+  /** Hosts it works on. */
+  os: HostOs | 'any';
+  /** Validates raw arguments; throws a TypeError naming the bad argument (programmer/playbook mistake). */
+  parseArgs(raw: Record<string, unknown>): Args;
+  run(args: Args, context: ModuleContext): ModuleRun;
+}

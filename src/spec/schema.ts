@@ -1,0 +1,168 @@
+import { z } from 'zod';
+
+/**
+ * The cluster spec model. One schema serves YAML specs, Kubeinit's short form (mapped onto
+ * it) and `kubemix schema` (JSON Schema for editors).
+ */
+
+/** Windows kubelet defaults from the Kubernetes Windows guide: keep ~2 GiB for the OS and kubelet. */
+export const WINDOWS_KUBELET_DEFAULT_ARGS = [
+  '--windows-priorityclass=ABOVE_NORMAL_PRIORITY_CLASS',
+  '--system-reserved=memory=1.5Gi',
+  '--kube-reserved=memory=0.5Gi',
+] as const;
+
+/** Windows overlay networking (HNS) only works with VNI >= 4096 and UDP port 4789 (flannel-io/flannel#1215). */
+export const WINDOWS_MIN_VNI = 4096;
+export const WINDOWS_VXLAN_PORT = 4789;
+
+const dnsLabel = z
+  .string()
+  .regex(/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/, 'must be a lower-case DNS label (a-z, 0-9, "-"), at most 63 characters');
+
+const cidr = z
+  .string()
+  .regex(/^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})\/(\d{1,2})$/, 'must be an IPv4 CIDR such as 10.244.0.0/16')
+  .refine((v) => {
+    const [ip, bits] = v.split('/') as [string, string];
+    return ip.split('.').every((o) => Number(o) <= 255) && Number(bits) <= 32;
+  }, 'must be an IPv4 CIDR with octets <= 255 and a prefix <= 32');
+
+/** A secret is always a reference: an environment variable or a file, never the value itself. */
+export const secretRefSchema = z
+  .union([z.strictObject({ env: z.string().min(1) }), z.strictObject({ file: z.string().min(1) })], {
+    error: 'must be a reference { env: VAR } or { file: PATH }; secrets are never written inline',
+  })
+  .describe('A secret given by reference: { env: NAME } or { file: PATH }.');
+
+export const credentialsSchema = z
+  .strictObject({
+    user: z.string().min(1).optional().describe('Login user (ssh) or account (winrm).'),
+    privateKey: secretRefSchema.optional().describe('SSH private key file (use { file: ... }).'),
+    passphrase: secretRefSchema.optional(),
+    password: secretRefSchema.optional().describe('WinRM password or sudo password.'),
+    agent: z.boolean().optional().describe('Use the ssh-agent at $SSH_AUTH_SOCK.'),
+  })
+  .describe('Credentials; secret parts are references.');
+
+const connectionSchema = z.enum(['local', 'ssh', 'winrm']);
+
+const versionString = z.string().regex(/^v?\d+\.\d+\.\d+$/, 'must be a version such as 1.31.2');
+
+export const staticHostSchema = z.strictObject({
+  name: dnsLabel.describe('Inventory and node name.'),
+  address: z.string().min(1).describe('IP address or DNS name to connect to.'),
+  port: z.number().int().min(1).max(65535).optional(),
+  group: z.string().min(1).describe('Node group: "control-plane" or the name of a worker group.'),
+  connection: connectionSchema.optional().describe('Defaults to the group connection.'),
+  credentials: credentialsSchema.optional(),
+});
+
+export const hypervisorSchema = z.strictObject({
+  name: dnsLabel,
+  address: z.string().min(1).describe('Hypervisor host; "localhost" means the machine running kubemix.'),
+  port: z.number().int().min(1).max(65535).optional(),
+  uri: z.string().optional().describe('libvirt connection URI as seen on the hypervisor; default qemu:///system.'),
+  credentials: credentialsSchema.optional(),
+});
+
+export const providerSchema = z.discriminatedUnion('type', [
+  z.strictObject({
+    type: z.literal('static'),
+    hosts: z.array(staticHostSchema).min(1, 'must list at least one host'),
+  }),
+  z.strictObject({
+    type: z.literal('libvirt'),
+    hypervisors: z.array(hypervisorSchema).default([]).describe('Empty: the local machine is the only hypervisor.'),
+    network: z
+      .strictObject({
+        name: dnsLabel.default('kubemix'),
+        cidr: cidr.default('10.0.0.0/24'),
+      })
+      .prefault({}),
+    uri: z.string().optional().describe('libvirt URI, e.g. qemu:///system or test:///default.'),
+    baseImage: z.string().optional().describe('Linux base image (qcow2) on each hypervisor.'),
+    windowsImage: z.string().optional().describe('Windows Server image (qcow2) on each hypervisor.'),
+  }),
+  z.strictObject({
+    type: z.literal('ec2'),
+    region: z.string().min(1),
+    endpoint: z.string().url().optional().describe('EC2 API endpoint override (testing, other partitions).'),
+    vpcId: z.string().optional(),
+    subnetId: z.string().optional(),
+    keyName: z.string().optional().describe('EC2 key pair name for Linux instances.'),
+    linuxInstanceType: z.string().default('t3.large'),
+    windowsInstanceType: z.string().default('m5.large'),
+    credentials: z
+      .strictObject({ accessKeyId: secretRefSchema, secretAccessKey: secretRefSchema })
+      .optional()
+      .describe('Defaults to the AWS SDK credential chain.'),
+  }),
+]);
+
+const sizing = {
+  vcpus: z.number().int().min(1).max(128).optional(),
+  memoryGiB: z.number().min(1).max(1024).optional(),
+  diskGiB: z.number().int().min(10).max(65536).optional(),
+};
+
+export const controlPlaneSchema = z.strictObject({
+  count: z.union([z.literal(1), z.literal(3), z.literal(5)], { error: 'must be 1, 3 or 5 (etcd needs an odd quorum)' }).default(1),
+  ...sizing,
+  connection: connectionSchema.default('ssh'),
+  endpoint: z.string().optional().describe('Load-balanced API endpoint host[:port]; required with 3 or 5 controllers on static hosts.'),
+  credentials: credentialsSchema.optional(),
+  kubeletExtraArgs: z.array(z.string()).default([]),
+});
+
+export const workerGroupSchema = z.strictObject({
+  name: dnsLabel,
+  os: z.enum(['linux', 'windows']),
+  windowsVersion: z.enum(['2019', '2022']).optional().describe('Windows Server version (windows groups only; default 2022).'),
+  count: z.number().int().min(0).max(1000),
+  ...sizing,
+  connection: connectionSchema.optional().describe('Default: ssh for linux, winrm for windows.'),
+  credentials: credentialsSchema.optional(),
+  kubeletExtraArgs: z.array(z.string()).optional().describe('Default for windows groups: the Windows guide reservations.'),
+  taint: z.boolean().default(false).describe('Windows groups: add the os=windows:NoSchedule taint.'),
+  hyperV: z.boolean().default(false).describe('Windows groups: also install the Hyper-V feature.'),
+});
+
+export const clusterSpecSchema = z
+  .strictObject({
+    apiVersion: z.literal('kubemix/v1').default('kubemix/v1'),
+    name: dnsLabel.describe('Cluster name; also the default cluster directory name.'),
+    kubernetes: z
+      .strictObject({
+        version: versionString.optional().describe('Default: the pinned version in playbooks/versions.yaml.'),
+      })
+      .prefault({}),
+    network: z
+      .strictObject({
+        podCIDR: cidr.default('10.244.0.0/16'),
+        serviceCIDR: cidr.default('10.96.0.0/12'),
+        flannel: z
+          .strictObject({
+            backend: z.literal('vxlan').default('vxlan'),
+            vni: z.number().int().min(1).max(16777215).default(WINDOWS_MIN_VNI),
+            port: z.number().int().min(1).max(65535).default(WINDOWS_VXLAN_PORT),
+          })
+          .prefault({}),
+      })
+      .prefault({}),
+    provider: providerSchema,
+    nodes: z.strictObject({
+      controlPlane: controlPlaneSchema.prefault({}),
+      workers: z.array(workerGroupSchema).default([]),
+    }),
+    versions: z.record(z.string(), z.string()).optional().describe('Overrides of playbooks/versions.yaml entries.'),
+  })
+  .describe('A kubemix cluster spec.');
+
+/** A spec as written (before defaults). */
+export type ClusterSpecInput = z.input<typeof clusterSpecSchema>;
+/** A validated spec with every default filled in. */
+export type ClusterSpec = z.output<typeof clusterSpecSchema>;
+export type WorkerGroup = z.output<typeof workerGroupSchema>;
+export type StaticHost = z.output<typeof staticHostSchema>;
+export type Hypervisor = z.output<typeof hypervisorSchema>;

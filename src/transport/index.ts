@@ -1,0 +1,1 @@
+export type { ExecRequest, GetRequest, OutputChunk, PutRequest, Transport } from './types.js';

@@ -1,0 +1,1 @@
+export { LocalTransport } from './local-transport.js';

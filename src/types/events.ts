@@ -1,0 +1,36 @@
+import type { CommandResult } from './command-result.js';
+
+/** How a run ended. */
+export type RunStatus = 'succeeded' | 'failed' | 'stopped' | 'interrupted';
+
+/** State of a task as the engine sees it. */
+export type TaskStatus = 'pending' | 'running' | 'done' | 'failed' | 'skipped';
+
+/** Outcome of one step on one host. */
+export type StepStatus = 'ok' | 'changed' | 'failed' | 'skipped' | 'unreachable';
+
+interface EventBase {
+  /** ISO time the engine emitted the event. */
+  time: string;
+}
+
+/**
+ * Everything the engine reports. Renderers (listr2, plain lines, JSON lines, CI report)
+ * subscribe to these; the engine itself never prints.
+ */
+export type RunEvent =
+  | (EventBase & { type: 'run-start'; cluster: string; tasks: string[]; resumedFrom?: string[] })
+  | (EventBase & { type: 'task-start'; task: string; hosts: string[] })
+  | (EventBase & { type: 'task-skip'; task: string; reason: 'already-done' | 'stop-before' | 'stop-after' | 'dependency-failed' | 'no-hosts' })
+  | (EventBase & { type: 'step-start'; task: string; host: string; step: string; attempt: number })
+  | (EventBase & { type: 'step-output'; task: string; host: string; step: string; stream: 'stdout' | 'stderr'; data: string })
+  | (EventBase & { type: 'step-retry'; task: string; host: string; step: string; attempt: number; delayMs: number; result: CommandResult })
+  | (EventBase & { type: 'step-end'; task: string; host: string; step: string; status: StepStatus; result: CommandResult })
+  | (EventBase & { type: 'host-unreachable'; task: string; host: string; message: string })
+  | (EventBase & { type: 'task-end'; task: string; status: Extract<TaskStatus, 'done' | 'failed'>; error?: string; durationMs: number })
+  | (EventBase & { type: 'run-end'; status: RunStatus; durationMs: number; failedTask?: string; message?: string });
+
+export type RunEventType = RunEvent['type'];
+
+/** A subscriber to run events. */
+export type RunEventListener = (event: RunEvent) => void;

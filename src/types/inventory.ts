@@ -1,0 +1,49 @@
+/** Operating systems kubemix manages. */
+export type HostOs = 'linux' | 'windows';
+
+/** How kubemix reaches a host. */
+export type ConnectionKind = 'local' | 'ssh' | 'winrm';
+
+/** Role of a host in the cluster. `hypervisor` and `controller` hosts are not Kubernetes nodes. */
+export type HostRole = 'control-plane' | 'worker' | 'hypervisor' | 'controller';
+
+/**
+ * A secret given by reference, never inline: an environment variable or a file.
+ * Resolved at connect time so the value never enters a plan, a log or the state file.
+ */
+export type SecretRef = { env: string } | { file: string };
+
+/** Credentials used to log in to a host. Secret parts are references. */
+export interface HostCredentials {
+  /** Login user (ssh) or account (winrm). */
+  user?: string;
+  /** SSH private key file. */
+  privateKey?: SecretRef;
+  /** Passphrase of the private key. */
+  passphrase?: SecretRef;
+  /** Password (WinRM, or sudo with a password). */
+  password?: SecretRef;
+  /** Use the running ssh-agent ($SSH_AUTH_SOCK). */
+  agent?: boolean;
+}
+
+/** One machine kubemix knows about: what a provider returns and what the state file records. */
+export interface InventoryHost {
+  /** Inventory name, unique in the cluster (also the Kubernetes node name). */
+  name: string;
+  /** Address to connect to (IP or DNS name). */
+  address: string;
+  port?: number;
+  os: HostOs;
+  connection: ConnectionKind;
+  role: HostRole;
+  /** Node group the host belongs to (`control-plane`, a worker group name, or `hypervisors`). */
+  group: string;
+  /** Windows Server version, for Windows hosts. */
+  windowsVersion?: '2019' | '2022';
+  credentials?: HostCredentials;
+  /** Host-key policy for SSH: strict for user-listed hosts, accept-new for hosts kubemix created. */
+  hostKeyPolicy?: 'strict' | 'accept-new';
+  /** Extra per-host variables visible to playbooks. */
+  vars?: Record<string, unknown>;
+}
