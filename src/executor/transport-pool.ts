@@ -1,0 +1,41 @@
+import type { Transport } from '../transport/types.js';
+import type { InventoryHost } from '../types/inventory.js';
+
+/** Makes a (not yet connected) transport for a host. Injected so the engine never imports a wire. */
+export type TransportFactory = (host: InventoryHost) => Transport;
+
+/**
+ * One connected transport per host, opened on first use and reused by every task (what makes
+ * an orchestrator fast: one login per host per run).
+ */
+export class TransportPool {
+  private readonly open = new Map<string, Promise<Transport>>();
+
+  constructor(private readonly factory: TransportFactory) {}
+
+  /** The host's transport, connecting once. A failed connect is forgotten so the next call retries. */
+  get(host: InventoryHost): Promise<Transport> {
+    let pending = this.open.get(host.name);
+    if (!pending) {
+      const transport = this.factory(host);
+      pending = transport.connect().then(() => transport);
+      pending.catch(() => this.open.delete(host.name));
+      this.open.set(host.name, pending);
+    }
+    return pending;
+  }
+
+  /** Drops a host's transport (after a lost connection) so the next get() reconnects. */
+  async forget(hostName: string): Promise<void> {
+    const pending = this.open.get(hostName);
+    this.open.delete(hostName);
+    if (pending) await pending.then((t) => t.close()).catch(() => undefined);
+  }
+
+  /** Closes every connection. */
+  async closeAll(): Promise<void> {
+    const all = [...this.open.values()];
+    this.open.clear();
+    await Promise.all(all.map((p) => p.then((t) => t.close()).catch(() => undefined)));
+  }
+}
