@@ -1,0 +1,121 @@
+import type { ClusterSpec } from '../spec/schema.js';
+import type { InventoryHost } from '../types/inventory.js';
+import type { ClusterTaskName, Plan, PlanStep, PlanTask } from '../types/plan.js';
+import type { Versions } from '../versions/versions.js';
+import { LOCALHOST, plannedHosts } from './hosts.js';
+import { credentialPreflightSteps, waitForHostSteps } from './preflight-steps.js';
+
+/** Inputs of planning: all data, no I/O. */
+export interface BuildPlanOptions {
+  spec: ClusterSpec;
+  versions: Versions;
+}
+
+const names = (hosts: InventoryHost[]) => hosts.map((h) => h.name);
+
+interface TaskDraft {
+  name: ClusterTaskName;
+  description: string;
+  needs: ClusterTaskName[];
+  hosts: InventoryHost[];
+  steps?: PlanStep[];
+}
+
+/**
+ * Turns a spec into the task graph `kubemix up` runs. Pure: same spec, same plan.
+ *
+ * Windows preparation (Containers feature, reboot, containerd, PrepareNode) needs only the
+ * hosts to be up, so it overlaps with control-plane init; Windows joins wait for both.
+ * Tasks whose steps are not built yet are kept in the graph with `implemented: false`, so
+ * `up` fails on them by name instead of pretending.
+ */
+export function buildPlan({ spec, versions }: BuildPlanOptions): Plan {
+  const hosts = plannedHosts(spec);
+  const nodes = hosts.filter((h) => h.role === 'control-plane' || h.role === 'worker');
+  const controllers = nodes.filter((h) => h.role === 'control-plane');
+  const firstController = controllers.slice(0, 1);
+  const linuxNodes = nodes.filter((h) => h.os === 'linux');
+  const linuxWorkers = linuxNodes.filter((h) => h.role === 'worker');
+  const windowsWorkers = nodes.filter((h) => h.os === 'windows');
+  const hypervisors = hosts.filter((h) => h.role === 'hypervisor');
+  const provider = spec.provider.type;
+  const providerHosts = provider === 'libvirt' ? hypervisors : [LOCALHOST];
+
+  const drafts: TaskDraft[] = [
+    {
+      name: 'prepare-provider',
+      description:
+        provider === 'static'
+          ? 'Check the listed machines and every credential reference before touching a host'
+          : provider === 'libvirt'
+            ? 'Prepare each hypervisor: libvirt, storage pool, base images'
+            : 'Check EC2 access: region, VPC, subnet, key pair, AMIs',
+      needs: [],
+      hosts: providerHosts,
+      ...(provider === 'static' ? { steps: credentialPreflightSteps(hosts) } : {}),
+    },
+  ];
+  if (provider !== 'static') {
+    drafts.push(
+      {
+        name: 'create-network',
+        description: provider === 'libvirt' ? `Create the libvirt NAT network ${spec.provider.type === 'libvirt' ? spec.provider.network.cidr : ''}` : 'Create the security group (6443, 10250, UDP 4789, NodePorts)',
+        needs: ['prepare-provider'],
+        hosts: providerHosts,
+      },
+      { name: 'create-hosts', description: 'Create the cluster machines', needs: ['create-network'], hosts: providerHosts },
+    );
+  }
+  const hostsReady: ClusterTaskName = provider === 'static' ? 'prepare-provider' : 'create-hosts';
+  // Machines kubemix created may take minutes to boot (cloud-init, Windows sysprep); listed ones should answer now.
+  const waitTimeoutSec = provider === 'static' ? 120 : 900;
+  drafts.push({
+    name: 'wait-for-hosts',
+    description: 'Wait until every node answers over its connection',
+    needs: [hostsReady],
+    hosts: nodes,
+    steps: waitForHostSteps(waitTimeoutSec),
+  });
+  drafts.push(
+    { name: 'prepare-linux', description: 'Kernel modules, sysctl, swap off, containerd, kubelet/kubeadm/kubectl', needs: ['wait-for-hosts'], hosts: linuxNodes },
+    { name: 'init-control-plane', description: `kubeadm init (pod CIDR ${spec.network.podCIDR})${controllers.length > 1 ? ', then join the other controllers' : ''}; fetch admin.conf`, needs: ['prepare-linux'], hosts: controllers },
+    { name: 'install-flannel', description: `Flannel ${spec.network.flannel.backend} VNI ${spec.network.flannel.vni} port ${spec.network.flannel.port}`, needs: ['init-control-plane'], hosts: firstController },
+  );
+  if (linuxWorkers.length > 0) {
+    drafts.push({ name: 'join-linux-workers', description: 'kubeadm join the Linux workers', needs: ['init-control-plane', 'prepare-linux'], hosts: linuxWorkers });
+  }
+  if (windowsWorkers.length > 0) {
+    drafts.push(
+      { name: 'prepare-windows', description: 'Containers feature (+ reboot), containerd, PrepareNode.ps1', needs: ['wait-for-hosts'], hosts: windowsWorkers },
+      { name: 'join-windows-workers', description: 'kubeadm join the Windows workers', needs: ['prepare-windows', 'init-control-plane'], hosts: windowsWorkers },
+      { name: 'install-windows-networking', description: 'Windows flannel (HostProcess, VXLAN) and kube-proxy DaemonSets', needs: ['join-windows-workers', 'install-flannel'], hosts: firstController },
+    );
+  }
+  const verifyNeeds = drafts.map((d) => d.name).filter((name) => !drafts.some((other) => other.needs.includes(name)));
+  drafts.push({ name: 'verify', description: 'Deploy win-webserver and check node/pod/service/DNS/NodePort/outbound', needs: verifyNeeds, hosts: firstController });
+
+  const tasks: PlanTask[] = drafts.map((draft) => ({
+    name: draft.name,
+    description: draft.description,
+    needs: draft.needs,
+    hosts: names(draft.hosts),
+    steps: draft.steps ?? [],
+    implemented: draft.steps !== undefined,
+  }));
+
+  return {
+    cluster: spec.name,
+    hosts: provider === 'libvirt' ? hosts : [LOCALHOST, ...hosts],
+    tasks,
+    vars: {
+      cluster_name: spec.name,
+      kubernetes_version: spec.kubernetes.version ?? versions['kubernetes'],
+      pod_cidr: spec.network.podCIDR,
+      service_cidr: spec.network.serviceCIDR,
+      flannel_backend: spec.network.flannel.backend,
+      flannel_vni: spec.network.flannel.vni,
+      flannel_port: spec.network.flannel.port,
+      versions: { ...versions },
+    },
+  };
+}

@@ -1,0 +1,38 @@
+import type { Plan, PlanStep } from '../types/plan.js';
+import { topologicalOrder } from './graph.js';
+
+function describeArgs(step: PlanStep): string {
+  const entries = Object.entries(step.args);
+  if (entries.length === 0) return step.module;
+  const cmd = step.args['cmd'];
+  if (typeof cmd === 'string' && entries.length === 1) return `${step.module}: ${cmd}`;
+  return `${step.module} ${JSON.stringify(step.args)}`;
+}
+
+/**
+ * The plan as people read it: hosts, then tasks in dependency order with their needs, hosts and
+ * steps. Exactly what `up` will run: the same Plan object drives both.
+ */
+export function formatPlan(plan: Plan): string {
+  const lines: string[] = [`Plan for cluster ${plan.cluster}: ${plan.tasks.length} tasks, ${plan.hosts.length} hosts`, '', 'Hosts:'];
+  const width = Math.max(...plan.hosts.map((h) => h.name.length));
+  for (const host of plan.hosts) {
+    const address = host.address || '(assigned when created)';
+    const port = host.port === undefined ? '' : `:${host.port}`;
+    const extra = host.windowsVersion ? ` Windows Server ${host.windowsVersion}` : '';
+    lines.push(`  ${host.name.padEnd(width)}  ${host.role.padEnd(13)} ${host.os}${extra}, ${host.connection} ${address}${port}`);
+  }
+  lines.push('', 'Tasks:');
+  for (const task of topologicalOrder(plan.tasks)) {
+    const needs = task.needs.length > 0 ? ` (after ${task.needs.join(', ')})` : '';
+    lines.push(`  ${task.name}${needs}`);
+    lines.push(`    ${task.description}`);
+    lines.push(`    on: ${task.hosts.length > 0 ? task.hosts.join(', ') : '(no hosts)'}`);
+    if (!task.implemented) lines.push('    steps: not implemented yet');
+    for (const step of task.steps) {
+      const flags = [step.runOnce ? 'once' : '', step.retries ? `retries ${step.retries}` : ''].filter(Boolean).join(', ');
+      lines.push(`    - ${step.name}: ${describeArgs(step)}${flags ? ` [${flags}]` : ''}`);
+    }
+  }
+  return lines.join('\n');
+}

@@ -1,0 +1,139 @@
+import { describe, expect, it } from 'vitest';
+import { ancestorsOf, buildPlan, buildTeardownPlan, formatPlan, topologicalOrder } from '../../src/plan/index.js';
+import { clusterSpecSchema, type ClusterSpecInput } from '../../src/spec/schema.js';
+import { loadVersions } from '../../src/versions/versions.js';
+
+const versions = loadVersions();
+
+function staticSpec(overrides: Partial<ClusterSpecInput> = {}): ClusterSpecInput {
+  return {
+    name: 'lab',
+    provider: {
+      type: 'static',
+      hosts: [
+        { name: 'cp1', address: '10.0.0.11', group: 'control-plane', credentials: { user: 'root', privateKey: { file: '~/.ssh/id_ed25519' } } },
+        { name: 'lw1', address: '10.0.0.12', group: 'linux' },
+        { name: 'win1', address: '10.0.0.13', group: 'windows', credentials: { user: 'Administrator', password: { env: 'WIN_PASSWORD' } } },
+      ],
+    },
+    nodes: {
+      controlPlane: { count: 1 },
+      workers: [
+        { name: 'linux', os: 'linux', count: 1 },
+        { name: 'windows', os: 'windows', count: 1 },
+      ],
+    },
+    ...overrides,
+  };
+}
+
+const plan = (input: ClusterSpecInput) => buildPlan({ spec: clusterSpecSchema.parse(input), versions });
+const task = (p: ReturnType<typeof plan>, name: string) => {
+  const found = p.tasks.find((t) => t.name === name);
+  if (!found) throw new Error(`no task ${name}`);
+  return found;
+};
+
+describe('buildPlan', () => {
+  it('builds the static mixed-cluster graph with every phase in dependency order', () => {
+    const p = plan(staticSpec());
+    expect(topologicalOrder(p.tasks).map((t) => t.name)).toEqual([
+      'prepare-provider',
+      'wait-for-hosts',
+      'prepare-linux',
+      'prepare-windows',
+      'init-control-plane',
+      'install-flannel',
+      'join-linux-workers',
+      'join-windows-workers',
+      'install-windows-networking',
+      'verify',
+    ]);
+  });
+
+  it('does not make Windows preparation wait for control-plane init', () => {
+    const p = plan(staticSpec());
+    const prepAncestors = ancestorsOf(p.tasks, 'prepare-windows');
+    expect(prepAncestors.has('init-control-plane')).toBe(false);
+    expect(prepAncestors.has('prepare-linux')).toBe(false);
+    expect([...prepAncestors].sort()).toEqual(['prepare-provider', 'wait-for-hosts']);
+    expect(task(p, 'join-windows-workers').needs.sort()).toEqual(['init-control-plane', 'prepare-windows']);
+  });
+
+  it('targets the right hosts per task', () => {
+    const p = plan(staticSpec());
+    expect(task(p, 'prepare-provider').hosts).toEqual(['localhost']);
+    expect(task(p, 'wait-for-hosts').hosts).toEqual(['cp1', 'lw1', 'win1']);
+    expect(task(p, 'prepare-linux').hosts).toEqual(['cp1', 'lw1']);
+    expect(task(p, 'prepare-windows').hosts).toEqual(['win1']);
+    expect(task(p, 'install-flannel').hosts).toEqual(['cp1']);
+    const win = p.hosts.find((h) => h.name === 'win1');
+    expect(win).toMatchObject({ os: 'windows', connection: 'winrm', port: 5985, windowsVersion: '2022', hostKeyPolicy: 'strict' });
+  });
+
+  it('checks every credential reference on localhost without printing a value', () => {
+    const steps = task(plan(staticSpec()), 'prepare-provider').steps;
+    expect(steps.map((s) => s.name)).toEqual(['file ~/.ssh/id_ed25519 is readable', 'environment variable WIN_PASSWORD is set']);
+    expect(String(steps[1]?.args['cmd'])).toContain(">/dev/null");
+  });
+
+  it('marks tasks whose steps are not built yet instead of pretending', () => {
+    const p = plan(staticSpec());
+    expect(task(p, 'prepare-provider').implemented).toBe(true);
+    expect(task(p, 'wait-for-hosts').implemented).toBe(true);
+    expect(task(p, 'init-control-plane').implemented).toBe(false);
+  });
+
+  it('leaves out Windows and Linux-worker tasks when there are no such workers', () => {
+    const p = plan(
+      staticSpec({
+        provider: { type: 'static', hosts: [{ name: 'cp1', address: '10.0.0.11', group: 'control-plane' }] },
+        nodes: { controlPlane: { count: 1 }, workers: [] },
+      }),
+    );
+    const names = p.tasks.map((t) => t.name);
+    expect(names).not.toContain('prepare-windows');
+    expect(names).not.toContain('join-linux-workers');
+    expect(task(p, 'verify').needs).toEqual(['install-flannel']);
+  });
+
+  it('plans libvirt guests on the local hypervisor with Kubeinit-style addresses, controllers first', () => {
+    const p = plan({
+      name: 'k8s-libvirt-1-1-1',
+      provider: { type: 'libvirt' },
+      nodes: { controlPlane: { count: 1 }, workers: [{ name: 'linux-workers', os: 'linux', count: 1 }] },
+    });
+    expect(p.hosts.map((h) => [h.name, h.address, h.role])).toEqual([
+      ['hypervisor-01', 'localhost', 'hypervisor'],
+      ['controller-01', '10.0.0.11', 'control-plane'],
+      ['linux-workers-01', '10.0.0.12', 'worker'],
+    ]);
+    expect(task(p, 'create-hosts').hosts).toEqual(['hypervisor-01']);
+    expect(task(p, 'create-hosts').implemented).toBe(false);
+    expect(task(p, 'wait-for-hosts').needs).toEqual(['create-hosts']);
+    expect(p.hosts[1]?.hostKeyPolicy).toBe('accept-new');
+  });
+
+  it('is pure: the same spec gives the same plan', () => {
+    expect(plan(staticSpec())).toEqual(plan(staticSpec()));
+  });
+
+  it('carries the network settings both sides need into plan vars', () => {
+    const p = plan(staticSpec());
+    expect(p.vars).toMatchObject({ pod_cidr: '10.244.0.0/16', service_cidr: '10.96.0.0/12', flannel_vni: 4096, flannel_port: 4789 });
+    expect(p.vars['kubernetes_version']).toBe(versions['kubernetes']);
+  });
+
+  it('formats a readable per-host plan', () => {
+    const text = formatPlan(plan(staticSpec()));
+    expect(text).toContain('win1');
+    expect(text).toContain('prepare-windows (after wait-for-hosts)');
+    expect(text).toContain('steps: not implemented yet');
+  });
+
+  it('builds a teardown plan with cleanup on every node', () => {
+    const down = buildTeardownPlan({ spec: clusterSpecSchema.parse(staticSpec()), versions });
+    expect(down.tasks.map((t) => t.name)).toEqual(['cleanup']);
+    expect(down.tasks[0]?.hosts).toEqual(['cp1', 'lw1', 'win1']);
+  });
+});
