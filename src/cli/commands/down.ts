@@ -1,0 +1,27 @@
+import { loadClusterContext } from '../cluster-context.js';
+import { choiceOption, intOption, onePositional, parseCommandArgs, SHORT_FORM_HELP, SHORT_FORM_OPTIONS } from '../options.js';
+import { out } from '../output.js';
+import { runPlanWithRenderers } from '../run-plan-command.js';
+import { RUN_HELP, RUN_OPTIONS } from './up.js';
+
+export const downHelp = `Usage: kubemix down <spec> [options]
+
+Tear the cluster down: the cleanup task (kubeadm reset on every node, cluster files removed),
+then, for libvirt and EC2, destroy what kubemix created. Static machines are left, clean.
+
+Options:
+${RUN_HELP}
+${SHORT_FORM_HELP}`;
+
+export async function downCommand(argv: string[]): Promise<number> {
+  const { values, positionals } = parseCommandArgs('down', argv, { ...SHORT_FORM_OPTIONS, ...RUN_OPTIONS });
+  if (values.help) return out(downHelp), 0;
+  const forks = intOption('forks', values.forks, { min: 1 });
+  const logFormat = choiceOption('log-format', values['log-format'], ['text', 'json'] as const) ?? 'text';
+  const context = await loadClusterContext(onePositional('down', positionals, 'spec'), values);
+  // Teardown keeps its own state beside the build's, so a half-done `down` resumes too.
+  return runPlanWithRenderers(context.downPlan(), `${context.clusterDir}/teardown`, {
+    logFormat,
+    ...(forks !== undefined ? { forks } : {}),
+  });
+}

@@ -1,0 +1,30 @@
+import { formatPlan } from '../../plan/index.js';
+import { loadClusterContext } from '../cluster-context.js';
+import { choiceOption, onePositional, parseCommandArgs, SHORT_FORM_HELP, SHORT_FORM_OPTIONS } from '../options.js';
+import { out } from '../output.js';
+
+export const planHelp = `Usage: kubemix plan <spec> [options]
+
+Print the task graph \`kubemix up\` would run, per host, without touching anything.
+<spec> is a YAML cluster spec or a Kubeinit short form such as k8s-libvirt-1-1-1.
+
+Options:
+  --down                     show the teardown plan (\`kubemix down\`) instead
+  -o, --output text|json     output format (default text)
+  --cluster-dir DIR          accepted for symmetry with up; not used
+${SHORT_FORM_HELP}`;
+
+export async function planCommand(argv: string[]): Promise<number> {
+  const { values, positionals } = parseCommandArgs('plan', argv, {
+    ...SHORT_FORM_OPTIONS,
+    down: { type: 'boolean' },
+    output: { type: 'string', short: 'o' },
+    'cluster-dir': { type: 'string' },
+  });
+  if (values.help) return out(planHelp), 0;
+  const format = choiceOption('output', values.output, ['text', 'json'] as const) ?? 'text';
+  const context = await loadClusterContext(onePositional('plan', positionals, 'spec'), values);
+  const plan = values.down ? context.downPlan() : context.upPlan();
+  out(format === 'json' ? JSON.stringify(plan, null, 2) : formatPlan(plan));
+  return 0;
+}

@@ -1,0 +1,80 @@
+#!/usr/bin/env node
+import { readFileSync } from 'node:fs';
+import { KubemixError } from '../errors/index.js';
+import { downCommand, downHelp } from './commands/down.js';
+import { planCommand, planHelp } from './commands/plan.js';
+import { schemaCommand, schemaHelp } from './commands/schema.js';
+import { statusCommand, statusHelp } from './commands/status.js';
+import { upCommand, upHelp } from './commands/up.js';
+import { err, out } from './output.js';
+
+type Command = { run: (argv: string[]) => Promise<number>; help: string; summary: string };
+
+const commands: Record<string, Command> = {
+  plan: { run: planCommand, help: planHelp, summary: 'print the task graph `up` would run, per host' },
+  up: { run: upCommand, help: upHelp, summary: 'build the cluster (resumable)' },
+  down: { run: downCommand, help: downHelp, summary: 'tear the cluster down' },
+  status: { run: statusCommand, help: statusHelp, summary: 'show the state of the last run' },
+  schema: { run: schemaCommand, help: schemaHelp, summary: 'print the JSON Schema of cluster specs' },
+};
+
+function mainHelp(): string {
+  const width = Math.max(...Object.keys(commands).map((c) => c.length));
+  return `kubemix: mixed Linux + Windows Kubernetes lab clusters with one command
+
+Usage: kubemix <command> [options]
+
+Commands:
+${Object.entries(commands)
+  .map(([name, c]) => `  ${name.padEnd(width)}  ${c.summary}`)
+  .join('\n')}
+
+Run \`kubemix <command> --help\` for a command's options.`;
+}
+
+function version(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };
+  return pkg.version;
+}
+
+/**
+ * The one catch: typed errors become their exit code and one line (no stack trace);
+ * anything else is a bug and says so.
+ */
+async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    out(mainHelp());
+    return name === undefined ? 2 : 0;
+  }
+  if (name === '--version' || name === '-V') {
+    out(version());
+    return 0;
+  }
+  const command = commands[name];
+  if (!command) {
+    err(`kubemix: unknown command "${name}" (commands: ${Object.keys(commands).join(', ')})`);
+    return 2;
+  }
+  try {
+    return await command.run(rest);
+  } catch (error) {
+    if (error instanceof KubemixError) {
+      err(error.message);
+      return error.exitCode;
+    }
+    err(`kubemix: internal error: ${(error as Error)?.stack ?? String(error)}`);
+    err('This is a bug in kubemix: please report it with the command you ran.');
+    return 70;
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    err(`kubemix: internal error: ${String(error)}`);
+    process.exitCode = 70;
+  },
+);

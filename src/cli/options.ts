@@ -1,0 +1,52 @@
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { UsageError } from '../errors/index.js';
+
+type OptionSpec = NonNullable<ParseArgsConfig['options']>;
+
+/** Options every spec-taking command accepts: how Kubeinit's short form is completed. */
+export const SHORT_FORM_OPTIONS = {
+  'windows-workers': { type: 'string' },
+  'windows-version': { type: 'string' },
+  hypervisor: { type: 'string', multiple: true },
+  'kubernetes-version': { type: 'string' },
+  name: { type: 'string' },
+} as const satisfies OptionSpec;
+
+export const SHORT_FORM_HELP = `Short-form options (with a spec like k8s-libvirt-1-1-1 = distro-driver-controllers-computes-hypervisors):
+  --windows-workers N        how many of the computes are Windows workers (default 0)
+  --windows-version V        Windows Server 2019 or 2022 (default 2022)
+  --hypervisor HOST          a hypervisor address ([user@]host[:port]); repeat for more;
+                             none: the local machine is the only hypervisor
+  --kubernetes-version V     Kubernetes version (default: playbooks/versions.yaml)
+  --name NAME                cluster name (default: the short form itself)`;
+
+/** Parses argv for one command; unknown flags and missing values become UsageErrors (exit 2). */
+export function parseCommandArgs<T extends OptionSpec>(command: string, argv: string[], options: T) {
+  try {
+    return parseArgs({ args: argv, options: { ...options, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true });
+  } catch (error) {
+    throw new UsageError(`kubemix ${command}: ${(error as Error).message.split('\n')[0]} (see kubemix ${command} --help)`);
+  }
+}
+
+/** A positive integer flag value, or a UsageError naming the flag. */
+export function intOption(name: string, value: string | undefined, { min = 0 } = {}): number | undefined {
+  if (value === undefined) return undefined;
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed) || parsed < min) throw new UsageError(`--${name} must be a whole number >= ${min}, got "${value}"`);
+  return parsed;
+}
+
+/** One of a fixed set of values, or a UsageError listing them. */
+export function choiceOption<T extends string>(name: string, value: string | undefined, choices: readonly T[]): T | undefined {
+  if (value === undefined) return undefined;
+  if (!(choices as readonly string[]).includes(value)) throw new UsageError(`--${name} must be one of ${choices.join(', ')}, got "${value}"`);
+  return value as T;
+}
+
+/** The single positional argument a command needs, or a UsageError. */
+export function onePositional(command: string, positionals: string[], what: string): string {
+  if (positionals.length === 0) throw new UsageError(`kubemix ${command}: missing ${what} (see kubemix ${command} --help)`);
+  if (positionals.length > 1) throw new UsageError(`kubemix ${command}: unexpected argument "${positionals[1]}"`);
+  return positionals[0]!;
+}
