@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Installs what kubemix's lab, tests and demo need on a fresh Debian 12 machine, then builds.
+# Debian packages: OpenSSH (the lab's real sshd hosts), iproute2 (network namespaces), sudo
+# (become), python3-winrm (an independent WinRM client that proves our WinRM test server).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+APT_PACKAGES=(openssh-server openssh-client iproute2 sudo python3-winrm python3-requests-ntlm openssl)
+
+missing=()
+for pkg in "${APT_PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' || missing+=("$pkg")
+done
+if [ "${#missing[@]}" -gt 0 ]; then
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  echo "setup: installing ${missing[*]}"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  npm ci --no-audit --no-fund
+fi
+npm run build --silent
+echo "setup: done"
