@@ -1,0 +1,10 @@
+export type { NtlmClientOverrides, NtlmClientResult } from './client.js';
+export { NtlmClient, NtlmNegotiationError, splitAccount } from './client.js';
+export { NegotiateFlag } from './constants.js';
+export { ntowfv2 } from './crypto.js';
+export { md4 } from './md4.js';
+export { messageType, NtlmFormatError } from './messages.js';
+export { Rc4, rc4 } from './rc4.js';
+export type { NtlmServerOptions } from './server.js';
+export { NtlmAuthError, NtlmServer } from './server.js';
+export { NtlmSessionSecurity, NtlmSignatureError } from './session-security.js';
