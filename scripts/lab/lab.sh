@@ -1,0 +1,489 @@
+#!/usr/bin/env bash
+# kubemix lab: N Linux test hosts on this machine, each a real OpenSSH sshd with its own
+# hostname, host key, private /root and private state directories.
+#
+#   lab.sh start N DIR [--no-netns] [--standins DIR] [--foreground]
+#   lab.sh stop DIR
+#   lab.sh kill-host DIR NAME      # SIGKILL every process of one host (sshd and its sessions)
+#   lab.sh start-host DIR NAME     # start a killed host again (same key, same address)
+#   lab.sh status DIR
+#
+# Hosts live in network namespaces joined by a bridge (10.233.ID.0/24, only inside namespaces we
+# create). Where namespaces cannot be created, or with --no-netns, sshd listens on loopback
+# addresses 127.ID.0.x instead. ID is a per-lab number so several labs never collide.
+#
+# A supervisor (this script in `_supervise` mode) is the parent of every sshd: it reaps them
+# (PID 1 on these machines does not always reap orphans) and restarts hosts on request.
+set -euo pipefail
+
+LAB_SCRIPT="$(readlink -f "${BASH_SOURCE[0]}")"
+SSHD="${KMX_LAB_SSHD:-/usr/sbin/sshd}"
+# Directories each host sees as its own empty tmpfs. Extend with KMX_LAB_PRIVATE_DIRS (space separated).
+PRIVATE_DIRS="/etc/kubernetes /var/lib/kubelet /etc/containerd /var/lib/kubemix-lab /opt/cni /etc/cni /var/lib/etcd ${KMX_LAB_PRIVATE_DIRS:-}"
+LAB_BIN=/opt/kubemix-lab/bin
+REGISTRY=/run/kubemix-lab
+READY_TIMEOUT_S="${KMX_LAB_READY_TIMEOUT_S:-30}"
+
+die() {
+  echo "lab.sh: $*" >&2
+  exit 1
+}
+
+usage() {
+  sed -n '5,11p' "$LAB_SCRIPT" | sed 's/^# \{0,1\}//' >&2
+  exit 2
+}
+
+host_name() { printf 'lab-%02d' "$1"; }
+
+# Reads DIR/lab.env (written at start) into the current shell.
+load_env() {
+  local dir="$1"
+  [ -f "$dir/lab.env" ] || die "no lab in $dir (missing $dir/lab.env)"
+  # shellcheck disable=SC1091
+  . "$dir/lab.env"
+}
+
+pid_alive() {
+  local pid="$1" state
+  [ -n "$pid" ] && [ -r "/proc/$pid/stat" ] || return 1
+  # A zombie still answers kill -0: read the state field instead.
+  state="$(sed -E 's/^[0-9]+ \(.*\) ([A-Za-z]).*/\1/' "/proc/$pid/stat" 2>/dev/null || echo X)"
+  [ "$state" != "Z" ] && [ "$state" != "X" ]
+}
+
+# Picks a free lab id (1..250) from a hash of DIR, claiming it with an atomic mkdir.
+claim_id() {
+  local dir="$1" base id n
+  mkdir -p "$REGISTRY"
+  base="$(printf '%s' "$dir" | cksum | cut -d' ' -f1)"
+  for n in $(seq 0 249); do
+    id=$(((base + n) % 250 + 1))
+    if mkdir "$REGISTRY/$id" 2>/dev/null; then
+      printf '%s\n' "$dir" >"$REGISTRY/$id/dir"
+      echo "$id"
+      return 0
+    fi
+    # A stale claim whose lab directory is gone or stopped may be reused.
+    local owner
+    owner="$(cat "$REGISTRY/$id/dir" 2>/dev/null || true)"
+    if [ "$owner" = "$dir" ] || { [ -n "$owner" ] && [ ! -f "$owner/lab.env" ]; }; then
+      printf '%s\n' "$dir" >"$REGISTRY/$id/dir"
+      echo "$id"
+      return 0
+    fi
+  done
+  die "no free lab id in $REGISTRY"
+}
+
+host_address() {
+  local mode="$1" id="$2" i="$3"
+  if [ "$mode" = netns ]; then
+    echo "10.233.$id.$((i + 1))"
+  else
+    echo "127.$id.$((i / 250)).$((i % 250 + 1))"
+  fi
+}
+
+write_sshd_config() {
+  local dir="$1" name="$2" addr="$3" port="$4"
+  cat >"$dir/hosts/$name/sshd_config" <<EOF
+ListenAddress $addr:$port
+HostKey $dir/hosts/$name/ssh_host_ed25519_key
+PidFile none
+PermitRootLogin prohibit-password
+PubkeyAuthentication yes
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+UsePAM no
+StrictModes no
+UseDNS no
+MaxStartups 100:30:200
+MaxSessions 10
+AuthorizedKeysFile .ssh/authorized_keys
+Subsystem sftp internal-sftp
+SetEnv PATH=$LAB_BIN:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+AcceptEnv LANG LC_*
+PrintMotd no
+PrintLastLog no
+LogLevel INFO
+EOF
+}
+
+# The command that becomes one host's sshd (run by the supervisor in the background).
+launch_host() {
+  local dir="$1" name="$2"
+  local hostdir="$dir/hosts/$name"
+  # Everything below runs inside the host's own mount + UTS namespace: private /root with only
+  # the lab key, private state directories, private bin directory first on PATH.
+  local inner
+  inner="set -e
+hostname $name
+mount --make-rprivate / 2>/dev/null || true
+mount -t tmpfs -o mode=0700 kmx-root /root
+mkdir -p /root/.ssh
+cp '$dir/id_ed25519.pub' /root/.ssh/authorized_keys
+chmod 600 /root/.ssh/authorized_keys
+for d in $PRIVATE_DIRS /opt/kubemix-lab; do mkdir -p \"\$d\"; mount -t tmpfs kmx-state \"\$d\"; done
+mkdir -p $LAB_BIN
+if [ -d '$dir/standins' ]; then cp -a '$dir/standins/.' $LAB_BIN/; fi
+exec '$SSHD' -D -f '$hostdir/sshd_config' -E '$hostdir/sshd.log'"
+  if [ "$MODE" = netns ]; then
+    exec ip netns exec "kmx-lab-$ID-$name" unshare --uts --mount --propagation private sh -c "$inner"
+  elif [ "$PRIVATE" = yes ]; then
+    exec unshare --uts --mount --propagation private sh -c "$inner"
+  else
+    exec "$SSHD" -D -f "$hostdir/sshd_config" -E "$hostdir/sshd.log"
+  fi
+}
+
+setup_network() {
+  local i name ns veth
+  ip link add "kmxbr$ID" type bridge
+  ip addr add "10.233.$ID.1/24" dev "kmxbr$ID"
+  ip link set "kmxbr$ID" up
+  for i in $(seq 1 "$COUNT"); do
+    name="$(host_name "$i")"
+    ns="kmx-lab-$ID-$name"
+    veth="kmx${ID}h$i"
+    ip netns add "$ns"
+    ip link add "$veth" type veth peer name eth0 netns "$ns"
+    ip link set "$veth" master "kmxbr$ID" up
+    ip -n "$ns" addr add "$(host_address netns "$ID" "$i")/24" dev eth0
+    ip -n "$ns" link set eth0 up
+    ip -n "$ns" link set lo up
+  done
+}
+
+teardown_network() {
+  local id="$1" ns
+  for ns in $(ip netns list 2>/dev/null | awk '{print $1}' | grep "^kmx-lab-$id-" || true); do
+    ip netns del "$ns" 2>/dev/null || true
+  done
+  ip link del "kmxbr$id" 2>/dev/null || true
+}
+
+tcp_open() {
+  (exec 3<>"/dev/tcp/$1/$2") 2>/dev/null
+}
+
+write_outputs() {
+  local dir="$1" i name addr
+  {
+    echo "# kubemix lab ($MODE), written by scripts/lab/lab.sh"
+    echo "all:"
+    echo "  vars:"
+    echo "    ansible_python_interpreter: /usr/bin/python3"
+    echo "    ansible_ssh_common_args: '-o UserKnownHostsFile=$dir/known_hosts -o StrictHostKeyChecking=yes -o IdentitiesOnly=yes'"
+    echo "  hosts:"
+    for i in $(seq 1 "$COUNT"); do
+      name="$(host_name "$i")"
+      addr="$(host_address "$MODE" "$ID" "$i")"
+      echo "    $name:"
+      echo "      ansible_host: $addr"
+      echo "      ansible_port: $PORT"
+      echo "      ansible_user: root"
+      echo "      ansible_ssh_private_key_file: $dir/id_ed25519"
+    done
+    echo "  children:"
+    echo "    lab:"
+    echo "      hosts:"
+    for i in $(seq 1 "$COUNT"); do echo "        $(host_name "$i"): {}"; done
+  } >"$dir/inventory.yml.tmp"
+  mv "$dir/inventory.yml.tmp" "$dir/inventory.yml"
+  : >"$dir/known_hosts"
+  : >"$dir/ssh_config"
+  for i in $(seq 1 "$COUNT"); do
+    name="$(host_name "$i")"
+    addr="$(host_address "$MODE" "$ID" "$i")"
+    local entry="$addr"
+    [ "$PORT" = 22 ] || entry="[$addr]:$PORT"
+    echo "$entry $(cut -d' ' -f1,2 "$dir/hosts/$name/ssh_host_ed25519_key.pub")" >>"$dir/known_hosts"
+    cat >>"$dir/ssh_config" <<EOF
+Host $name
+  HostName $addr
+  Port $PORT
+  User root
+  IdentityFile $dir/id_ed25519
+  IdentitiesOnly yes
+  UserKnownHostsFile $dir/known_hosts
+  StrictHostKeyChecking yes
+
+EOF
+  done
+}
+
+cmd_start() {
+  local count="" dir="" no_netns=no standins="" foreground=no
+  while [ $# -gt 0 ]; do
+    case "$1" in
+      --no-netns) no_netns=yes ;;
+      --standins) standins="${2:?--standins needs a directory}"; shift ;;
+      --foreground) foreground=yes ;;
+      -*) die "unknown option $1" ;;
+      *) if [ -z "$count" ]; then count="$1"; elif [ -z "$dir" ]; then dir="$1"; else die "unexpected argument $1"; fi ;;
+    esac
+    shift
+  done
+  [ -n "$count" ] && [ -n "$dir" ] || usage
+  [[ "$count" =~ ^[0-9]+$ ]] && [ "$count" -ge 1 ] && [ "$count" -le 250 ] || die "N must be 1..250, got $count"
+  [ "$(id -u)" = 0 ] || die "the lab needs root (namespaces, mounts, port 22)"
+  [ -x "$SSHD" ] || die "$SSHD not found: apt-get install -y --no-install-recommends openssh-server"
+  mkdir -p "$dir"
+  dir="$(readlink -f "$dir")"
+  case "$dir/" in
+    /root/* | /opt/kubemix-lab/*) die "lab DIR must not be under /root or /opt/kubemix-lab (hosts get private copies of those): $dir" ;;
+  esac
+  if [ -f "$dir/supervisor.pid" ] && pid_alive "$(cat "$dir/supervisor.pid")"; then
+    die "a lab is already running in $dir (supervisor pid $(cat "$dir/supervisor.pid")); run: lab.sh stop $dir"
+  fi
+  if [ -n "$standins" ]; then
+    [ -d "$standins" ] || die "--standins: not a directory: $standins"
+    rm -rf "$dir/standins"
+    cp -a "$standins" "$dir/standins"
+  fi
+  rm -f "$dir/ready" "$dir/failed" "$dir/stopping" "$dir/pids"
+  if [ "$foreground" = yes ]; then
+    exec "$LAB_SCRIPT" _supervise "$count" "$dir" "$no_netns"
+  fi
+  setsid "$LAB_SCRIPT" _supervise "$count" "$dir" "$no_netns" </dev/null >"$dir/supervisor.log" 2>&1 &
+  wait_ready "$dir" || {
+    cat "$dir/failed" >&2 2>/dev/null || cat "$dir/supervisor.log" >&2
+    exit 1
+  }
+  echo "lab: $count hosts up in $dir ($(. "$dir/lab.env"; echo "$MODE"))"
+}
+
+wait_ready() {
+  local dir="$1" n
+  for n in $(seq 1 $((READY_TIMEOUT_S * 20))); do
+    [ -f "$dir/ready" ] && return 0
+    [ -f "$dir/failed" ] && return 1
+    sleep 0.05
+  done
+  echo "lab.sh: timed out waiting for the lab in $dir" >&2
+  return 1
+}
+
+# Runs in the foreground as the parent of every sshd until `stop`.
+cmd_supervise() {
+  COUNT="$1"
+  local dir="$2" no_netns="$3"
+  declare -gA PIDS=()
+  echo "$$" >"$dir/supervisor.pid"
+  set -E
+  trap 'fail "supervisor error on line $LINENO"' ERR
+  ID="$(claim_id "$dir")"
+  PORT="${KMX_LAB_PORT:-22}"
+  MODE=loopback
+  PRIVATE=no
+  if [ "$no_netns" != yes ] && ip netns add "kmx-lab-$ID-probe" 2>/dev/null; then
+    ip netns del "kmx-lab-$ID-probe"
+    MODE=netns
+  fi
+  if [ "$MODE" = netns ] || unshare --uts --mount --propagation private true 2>/dev/null; then PRIVATE=yes; fi
+  for d in $PRIVATE_DIRS /opt/kubemix-lab; do mkdir -p "$d" 2>/dev/null || true; done
+  mkdir -p /run/sshd
+  chmod 0755 /run/sshd
+  printf 'ID=%s\nMODE=%s\nPORT=%s\nCOUNT=%s\nPRIVATE=%s\n' "$ID" "$MODE" "$PORT" "$COUNT" "$PRIVATE" >"$dir/lab.env"
+  [ -f "$dir/id_ed25519" ] || ssh-keygen -q -t ed25519 -N '' -C kubemix-lab -f "$dir/id_ed25519"
+  local i name addr
+  if [ "$MODE" = netns ]; then
+    teardown_network "$ID"
+    setup_network
+  fi
+  for i in $(seq 1 "$COUNT"); do
+    name="$(host_name "$i")"
+    addr="$(host_address "$MODE" "$ID" "$i")"
+    mkdir -p "$dir/hosts/$name"
+    [ -f "$dir/hosts/$name/ssh_host_ed25519_key" ] ||
+      ssh-keygen -q -t ed25519 -N '' -C "$name" -f "$dir/hosts/$name/ssh_host_ed25519_key"
+    write_sshd_config "$dir" "$name" "$addr" "$PORT"
+    : >"$dir/hosts/$name/sshd.log"
+  done
+  for i in $(seq 1 "$COUNT"); do
+    start_one "$dir" "$(host_name "$i")"
+  done
+  write_outputs "$dir"
+  for i in $(seq 1 "$COUNT"); do
+    wait_host "$dir" "$(host_name "$i")" || fail "$(host_name "$i") did not accept TCP on $(host_address "$MODE" "$ID" "$i"):$PORT within ${READY_TIMEOUT_S}s: $(tail -3 "$dir/hosts/$(host_name "$i")/sshd.log" | tr '\n' ' ')"
+  done
+  trap - ERR
+  touch "$dir/ready"
+  trap 'RESTART=1' USR1
+  RESTART=0
+  while [ ! -e "$dir/stopping" ]; do
+    if [ "$RESTART" = 1 ]; then
+      RESTART=0
+      restart_requested "$dir"
+    fi
+    # `wait` returns when every child is gone or when USR1 arrives.
+    wait || true
+    if [ -z "$(jobs -p)" ] && [ ! -e "$dir/stopping" ] && [ "$RESTART" = 0 ]; then sleep 0.2; fi
+  done
+  wait || true
+}
+
+# Start failed: undo what was done, tell `start` why, and exit.
+fail() {
+  local dir="$LAB_DIR_FOR_FAIL" pid
+  trap - ERR
+  for pid in "${PIDS[@]:-}"; do [ -z "$pid" ] || kill -KILL "$pid" 2>/dev/null || true; done
+  if [ "${MODE:-}" = netns ] && [ -n "${ID:-}" ]; then teardown_network "$ID"; fi
+  [ -z "${ID:-}" ] || rm -rf "${REGISTRY:?}/$ID"
+  rm -f "$dir/supervisor.pid" "$dir/lab.env"
+  echo "$*" >"$dir/failed"
+  exit 1
+}
+
+start_one() {
+  local dir="$1" name="$2"
+  (launch_host "$dir" "$name") </dev/null >>"$dir/hosts/$name/sshd.log" 2>&1 &
+  PIDS[$name]=$!
+  echo "$!" >"$dir/hosts/$name/pid"
+  write_pids "$dir"
+}
+
+write_pids() {
+  local dir="$1" n
+  : >"$dir/pids.tmp"
+  for n in $(printf '%s\n' "${!PIDS[@]}" | sort); do echo "$n ${PIDS[$n]}" >>"$dir/pids.tmp"; done
+  mv "$dir/pids.tmp" "$dir/pids"
+}
+
+wait_host() {
+  local dir="$1" name="$2" n addr i
+  i="$((10#${name#lab-}))"
+  addr="$(host_address "$MODE" "$ID" "$i")"
+  for n in $(seq 1 $((READY_TIMEOUT_S * 50))); do
+    tcp_open "$addr" "$PORT" && return 0
+    pid_alive "${PIDS[$name]}" || return 1
+    sleep 0.02
+  done
+  return 1
+}
+
+restart_requested() {
+  local dir="$1" name
+  for f in "$dir"/hosts/*/restart; do
+    [ -e "$f" ] || continue
+    name="$(basename "$(dirname "$f")")"
+    rm -f "$f"
+    if ! pid_alive "${PIDS[$name]:-}"; then
+      start_one "$dir" "$name"
+      if wait_host "$dir" "$name"; then echo up >"$dir/hosts/$name/restarted"; else echo failed >"$dir/hosts/$name/restarted"; fi
+    else
+      echo up >"$dir/hosts/$name/restarted"
+    fi
+  done
+}
+
+# PIDs of every process belonging to one host: its namespace's processes, or (loopback mode)
+# the processes sharing the host sshd's mount namespace.
+host_pids() {
+  local dir="$1" name="$2" pid ns p
+  pid="$(cat "$dir/hosts/$name/pid" 2>/dev/null || true)"
+  if [ "$MODE" = netns ]; then
+    ip netns pids "kmx-lab-$ID-$name" 2>/dev/null || true
+  elif [ -n "$pid" ] && pid_alive "$pid"; then
+    if [ "$PRIVATE" = yes ]; then
+      ns="$(readlink "/proc/$pid/ns/mnt" 2>/dev/null || true)"
+      for p in /proc/[0-9]*; do
+        [ "$(readlink "$p/ns/mnt" 2>/dev/null || true)" = "$ns" ] && echo "${p#/proc/}"
+      done
+    else
+      echo "$pid"
+      ps -o pid= --ppid "$pid" 2>/dev/null || true
+    fi
+  fi
+}
+
+cmd_kill_host() {
+  local dir="${1:?DIR}" name="${2:?NAME}"
+  dir="$(readlink -f "$dir")"
+  load_env "$dir"
+  [ -d "$dir/hosts/$name" ] || die "no host $name in $dir"
+  local pids
+  pids="$(host_pids "$dir" "$name" | tr '\n' ' ')"
+  # shellcheck disable=SC2086
+  [ -z "${pids// /}" ] || kill -KILL $pids 2>/dev/null || true
+  local pid n
+  pid="$(cat "$dir/hosts/$name/pid" 2>/dev/null || true)"
+  for n in $(seq 1 100); do pid_alive "$pid" || return 0; sleep 0.05; done
+  echo "lab.sh: $name (pid $pid) did not die" >&2
+  return 1
+}
+
+cmd_start_host() {
+  local dir="${1:?DIR}" name="${2:?NAME}" n
+  dir="$(readlink -f "$dir")"
+  load_env "$dir"
+  [ -d "$dir/hosts/$name" ] || die "no host $name in $dir"
+  local sup
+  sup="$(cat "$dir/supervisor.pid" 2>/dev/null || true)"
+  pid_alive "$sup" || die "lab in $dir is not running"
+  rm -f "$dir/hosts/$name/restarted"
+  touch "$dir/hosts/$name/restart"
+  kill -USR1 "$sup"
+  for n in $(seq 1 $((READY_TIMEOUT_S * 20))); do
+    if [ -f "$dir/hosts/$name/restarted" ]; then
+      [ "$(cat "$dir/hosts/$name/restarted")" = up ] && return 0
+      die "$name did not come back: $(tail -3 "$dir/hosts/$name/sshd.log" | tr '\n' ' ')"
+    fi
+    sleep 0.05
+  done
+  die "timed out restarting $name"
+}
+
+cmd_stop() {
+  local dir="${1:?DIR}" n sup
+  [ -d "$dir" ] || return 0
+  dir="$(readlink -f "$dir")"
+  [ -f "$dir/lab.env" ] || { rm -f "$dir/supervisor.pid"; return 0; }
+  load_env "$dir"
+  touch "$dir/stopping"
+  sup="$(cat "$dir/supervisor.pid" 2>/dev/null || true)"
+  local h
+  for h in "$dir"/hosts/*/; do
+    [ -d "$h" ] || continue
+    cmd_kill_host "$dir" "$(basename "$h")" 2>/dev/null || true
+  done
+  if [ -n "$sup" ]; then
+    kill -USR1 "$sup" 2>/dev/null || true
+    for n in $(seq 1 100); do pid_alive "$sup" || break; sleep 0.05; done
+    pid_alive "$sup" && kill -KILL "$sup" 2>/dev/null || true
+  fi
+  if [ "$MODE" = netns ]; then teardown_network "$ID"; fi
+  if [ -f "$REGISTRY/$ID/dir" ] && [ "$(cat "$REGISTRY/$ID/dir")" = "$dir" ]; then rm -rf "${REGISTRY:?}/$ID"; fi
+  rm -f "$dir/supervisor.pid" "$dir/ready" "$dir/stopping" "$dir/lab.env" "$dir/pids"
+}
+
+cmd_status() {
+  local dir="${1:?DIR}"
+  dir="$(readlink -f "$dir")"
+  load_env "$dir"
+  echo "mode=$MODE id=$ID count=$COUNT port=$PORT"
+  local line name pid
+  while read -r name pid; do
+    if pid_alive "$pid"; then echo "$name up pid $pid"; else echo "$name down"; fi
+  done <"$dir/pids"
+}
+
+main() {
+  local cmd="${1:-}"
+  [ $# -gt 0 ] && shift
+  case "$cmd" in
+    start) cmd_start "$@" ;;
+    stop) cmd_stop "$@" ;;
+    kill-host) cmd_kill_host "$@" ;;
+    start-host) cmd_start_host "$@" ;;
+    status) cmd_status "$@" ;;
+    _supervise)
+      LAB_DIR_FOR_FAIL="$2"
+      cmd_supervise "$@"
+      ;;
+    *) usage ;;
+  esac
+}
+
+main "$@"
