@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { parseCidr } from './cidr.js';
 
 /**
  * The cluster spec model. One schema serves YAML specs, Kubeinit's short form (mapped onto
@@ -16,22 +17,37 @@ export const WINDOWS_KUBELET_DEFAULT_ARGS = [
 export const WINDOWS_MIN_VNI = 4096;
 export const WINDOWS_VXLAN_PORT = 4789;
 
+/** Network defaults (kubeadm's service CIDR, flannel's pod CIDR, Kubeinit's guest network). */
+export const DEFAULT_POD_CIDR = '10.244.0.0/16';
+export const DEFAULT_SERVICE_CIDR = '10.96.0.0/12';
+export const DEFAULT_LIBVIRT_CIDR = '10.0.0.0/24';
+/** Windows Server version of windows groups that do not name one. */
+export const DEFAULT_WINDOWS_VERSION = '2022';
+
 const dnsLabel = z
   .string()
-  .regex(/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/, 'must be a lower-case DNS label (a-z, 0-9, "-"), at most 63 characters');
+  .regex(
+    /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/,
+    'must be a lower-case DNS label (a-z, 0-9, "-"), at most 63 characters',
+  );
 
+// abort: a string that is not CIDR-shaped gets one message, not two.
 const cidr = z
   .string()
-  .regex(/^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})\/(\d{1,2})$/, 'must be an IPv4 CIDR such as 10.244.0.0/16')
-  .refine((v) => {
-    const [ip, bits] = v.split('/') as [string, string];
-    return ip.split('.').every((o) => Number(o) <= 255) && Number(bits) <= 32;
-  }, 'must be an IPv4 CIDR with octets <= 255 and a prefix <= 32');
+  .regex(/^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})\/(\d{1,2})$/, {
+    message: 'must be an IPv4 CIDR such as 10.244.0.0/16',
+    abort: true,
+  })
+  .refine((v) => parseCidr(v) !== undefined, 'must be an IPv4 CIDR with octets <= 255 and a prefix <= 32');
+
+/** The message for any secret that is not a reference. It never repeats the value. */
+export const SECRET_REF_MESSAGE =
+  'must be a reference { env: VAR } or { file: PATH }; secrets are never written inline';
 
 /** A secret is always a reference: an environment variable or a file, never the value itself. */
 export const secretRefSchema = z
   .union([z.strictObject({ env: z.string().min(1) }), z.strictObject({ file: z.string().min(1) })], {
-    error: 'must be a reference { env: VAR } or { file: PATH }; secrets are never written inline',
+    error: SECRET_REF_MESSAGE,
   })
   .describe('A secret given by reference: { env: NAME } or { file: PATH }.');
 
@@ -46,6 +62,8 @@ export const credentialsSchema = z
   .describe('Credentials; secret parts are references.');
 
 const connectionSchema = z.enum(['local', 'ssh', 'winrm']);
+/** How kubemix reaches a host. */
+export type Connection = z.output<typeof connectionSchema>;
 
 const versionString = z.string().regex(/^v?\d+\.\d+\.\d+$/, 'must be a version such as 1.31.2');
 
@@ -62,7 +80,10 @@ export const hypervisorSchema = z.strictObject({
   name: dnsLabel,
   address: z.string().min(1).describe('Hypervisor host; "localhost" means the machine running kubemix.'),
   port: z.number().int().min(1).max(65535).optional(),
-  uri: z.string().optional().describe('libvirt connection URI as seen on the hypervisor; default qemu:///system.'),
+  uri: z
+    .string()
+    .optional()
+    .describe('libvirt connection URI as seen on the hypervisor; default qemu:///system.'),
   credentials: credentialsSchema.optional(),
 });
 
@@ -73,11 +94,14 @@ export const providerSchema = z.discriminatedUnion('type', [
   }),
   z.strictObject({
     type: z.literal('libvirt'),
-    hypervisors: z.array(hypervisorSchema).default([]).describe('Empty: the local machine is the only hypervisor.'),
+    hypervisors: z
+      .array(hypervisorSchema)
+      .default([])
+      .describe('Empty: the local machine is the only hypervisor.'),
     network: z
       .strictObject({
         name: dnsLabel.default('kubemix'),
-        cidr: cidr.default('10.0.0.0/24'),
+        cidr: cidr.default(DEFAULT_LIBVIRT_CIDR),
       })
       .prefault({}),
     uri: z.string().optional().describe('libvirt URI, e.g. qemu:///system or test:///default.'),
@@ -107,28 +131,58 @@ const sizing = {
 };
 
 export const controlPlaneSchema = z.strictObject({
-  count: z.union([z.literal(1), z.literal(3), z.literal(5)], { error: 'must be 1, 3 or 5 (etcd needs an odd quorum)' }).default(1),
+  count: z
+    .union([z.literal(1), z.literal(3), z.literal(5)], {
+      error: 'must be 1, 3 or 5 (etcd needs an odd quorum)',
+    })
+    .default(1),
   ...sizing,
   connection: connectionSchema.default('ssh'),
-  endpoint: z.string().optional().describe('Load-balanced API endpoint host[:port]; required with 3 or 5 controllers on static hosts.'),
+  endpoint: z
+    .string()
+    .optional()
+    .describe('Load-balanced API endpoint host[:port]; required with 3 or 5 controllers on static hosts.'),
   credentials: credentialsSchema.optional(),
   kubeletExtraArgs: z.array(z.string()).default([]),
 });
 
-export const workerGroupSchema = z.strictObject({
+const workerGroupObject = z.strictObject({
   name: dnsLabel,
   os: z.enum(['linux', 'windows']),
-  windowsVersion: z.enum(['2019', '2022']).optional().describe('Windows Server version (windows groups only; default 2022).'),
+  windowsVersion: z
+    .enum(['2019', '2022'])
+    .optional()
+    .describe('Windows Server version (windows groups only; default 2022).'),
   count: z.number().int().min(0).max(1000),
   ...sizing,
   connection: connectionSchema.optional().describe('Default: ssh for linux, winrm for windows.'),
   credentials: credentialsSchema.optional(),
-  kubeletExtraArgs: z.array(z.string()).optional().describe('Default for windows groups: the Windows guide reservations.'),
+  kubeletExtraArgs: z
+    .array(z.string())
+    .optional()
+    .describe('Default for windows groups: the Windows guide reservations.'),
   taint: z.boolean().default(false).describe('Windows groups: add the os=windows:NoSchedule taint.'),
   hyperV: z.boolean().default(false).describe('Windows groups: also install the Hyper-V feature.'),
 });
 
-export const clusterSpecSchema = z
+/**
+ * A worker group with its OS-dependent defaults applied, so consumers never re-derive them:
+ * windows groups get windowsVersion 2022, connection winrm and the Windows kubelet reservations;
+ * linux groups get connection ssh and no extra kubelet args. Given values always win
+ * (given kubelet args replace the defaults). A windowsVersion on a linux group is kept here
+ * and reported by the cross-field rules.
+ */
+export const workerGroupSchema = workerGroupObject.transform((group) => {
+  const windows = group.os === 'windows';
+  return {
+    ...group,
+    windowsVersion: group.windowsVersion ?? (windows ? DEFAULT_WINDOWS_VERSION : undefined),
+    connection: group.connection ?? (windows ? 'winrm' : 'ssh'),
+    kubeletExtraArgs: group.kubeletExtraArgs ?? (windows ? [...WINDOWS_KUBELET_DEFAULT_ARGS] : []),
+  };
+});
+
+const clusterSpecObject = z
   .strictObject({
     apiVersion: z.literal('kubemix/v1').default('kubemix/v1'),
     name: dnsLabel.describe('Cluster name; also the default cluster directory name.'),
@@ -139,8 +193,8 @@ export const clusterSpecSchema = z
       .prefault({}),
     network: z
       .strictObject({
-        podCIDR: cidr.default('10.244.0.0/16'),
-        serviceCIDR: cidr.default('10.96.0.0/12'),
+        podCIDR: cidr.default(DEFAULT_POD_CIDR),
+        serviceCIDR: cidr.default(DEFAULT_SERVICE_CIDR),
         flannel: z
           .strictObject({
             backend: z.literal('vxlan').default('vxlan'),
@@ -155,14 +209,48 @@ export const clusterSpecSchema = z
       controlPlane: controlPlaneSchema.prefault({}),
       workers: z.array(workerGroupSchema).default([]),
     }),
-    versions: z.record(z.string(), z.string()).optional().describe('Overrides of playbooks/versions.yaml entries.'),
+    versions: z
+      .record(z.string(), z.string())
+      .optional()
+      .describe('Overrides of playbooks/versions.yaml entries.'),
   })
   .describe('A kubemix cluster spec.');
 
+type ParsedSpec = z.output<typeof clusterSpecObject>;
+type ParsedStaticProvider = Extract<ParsedSpec['provider'], { type: 'static' }>;
+
+/** A static host; its connection defaults to its group's connection. */
+export type StaticHost = z.output<typeof staticHostSchema> & { connection: Connection };
+/** The static provider section with every host's connection resolved. */
+export type StaticProvider = Omit<ParsedStaticProvider, 'hosts'> & { hosts: StaticHost[] };
+export type LibvirtProvider = Extract<ParsedSpec['provider'], { type: 'libvirt' }>;
+export type Ec2Provider = Extract<ParsedSpec['provider'], { type: 'ec2' }>;
+export type Provider = StaticProvider | LibvirtProvider | Ec2Provider;
+
+/** A validated spec with every default filled in. */
+export type ClusterSpec = Omit<ParsedSpec, 'provider'> & { provider: Provider };
+
+function resolveHostConnections(spec: ParsedSpec): ClusterSpec {
+  if (spec.provider.type !== 'static') return { ...spec, provider: spec.provider };
+  const groupConnection = (group: string): Connection =>
+    group === 'control-plane'
+      ? spec.nodes.controlPlane.connection
+      : // An unknown group is reported by the cross-field rules; 'ssh' only keeps the value well-typed.
+        (spec.nodes.workers.find((w) => w.name === group)?.connection ?? 'ssh');
+  const hosts = spec.provider.hosts.map((host) => ({
+    ...host,
+    connection: host.connection ?? groupConnection(host.group),
+  }));
+  return { ...spec, provider: { ...spec.provider, hosts } };
+}
+
+/**
+ * The whole spec: strict objects (unknown keys are errors), defaults filled in, static hosts'
+ * connections resolved. Cross-field rules live in cross-field-rules.ts and run beside it.
+ */
+export const clusterSpecSchema = clusterSpecObject.transform(resolveHostConnections);
+
 /** A spec as written (before defaults). */
 export type ClusterSpecInput = z.input<typeof clusterSpecSchema>;
-/** A validated spec with every default filled in. */
-export type ClusterSpec = z.output<typeof clusterSpecSchema>;
 export type WorkerGroup = z.output<typeof workerGroupSchema>;
-export type StaticHost = z.output<typeof staticHostSchema>;
 export type Hypervisor = z.output<typeof hypervisorSchema>;

@@ -1,0 +1,88 @@
+import { isAlias, isCollection, isMap, isScalar, isSeq, LineCounter, type Node, parseDocument } from 'yaml';
+import type { SpecIssue } from '../errors/index.js';
+
+/** A 1-based position in a source text. */
+export interface SourcePosition {
+  line: number;
+  column: number;
+}
+
+/**
+ * Maps a path (`nodes.workers.0.count`) to where it is written: the value, or with `key` the
+ * mapping key itself (for unknown keys). A missing path gives its nearest existing parent.
+ */
+export type PathLocator = (
+  path: readonly (string | number)[],
+  options?: { key?: boolean },
+) => SourcePosition | undefined;
+
+/** A parsed YAML spec: its plain value, its syntax problems, and a way to find paths in it. */
+export interface YamlSource {
+  /** The document as plain data; undefined when the text has syntax errors. */
+  value: unknown;
+  /** YAML syntax errors, one line each, with their line:column. */
+  syntaxIssues: SpecIssue[];
+  locate: PathLocator;
+}
+
+// The YAML library's messages may carry " at line 3, column 1" and a source excerpt; we give
+// line:column separately and keep one line.
+function oneLine(message: string): string {
+  const first = message.split('\n')[0] ?? message;
+  return first.replace(/ at line \d+, column \d+:?\s*$/, '').replace(/:\s*$/, '');
+}
+
+/** Parses YAML text keeping source ranges, so every issue can name its line:column. */
+export function parseYamlSource(text: string, file: string): YamlSource {
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
+  const at = (offset: number): SourcePosition => {
+    const { line, col } = lineCounter.linePos(offset);
+    return { line, column: col };
+  };
+  const syntaxIssues: SpecIssue[] = doc.errors.map((error) => ({
+    file,
+    path: '',
+    ...at(error.pos[0]),
+    message: `YAML syntax error: ${oneLine(error.message)}`,
+  }));
+
+  const locate: PathLocator = (path, options = {}) => {
+    const root = doc.contents;
+    if (!root) return undefined;
+    let node: unknown = root;
+    // The best position found so far: the deepest existing node (or, for maps, its key).
+    let best = root.range ? at(root.range[0]) : undefined;
+    for (const [depth, segment] of path.entries()) {
+      if (isAlias(node)) node = node.resolve(doc);
+      let next: unknown;
+      let keyStart: number | undefined;
+      if (isMap(node)) {
+        const pair = node.items.find((p) => isScalar(p.key) && String(p.key.value) === String(segment));
+        if (!pair) return best;
+        next = pair.value;
+        keyStart = isScalar(pair.key) ? pair.key.range?.[0] : undefined;
+      } else if (isSeq(node)) {
+        next = node.items[Number(segment)];
+        if (next === undefined) return best;
+      } else {
+        return best;
+      }
+      // Point at a scalar value itself, but at the key of a mapping entry whose value is a
+      // collection or missing: `credentials:` reads better than its first nested key.
+      const nextNode = next as Node | null;
+      const valueStart = nextNode?.range?.[0];
+      if (options.key && depth === path.length - 1 && keyStart !== undefined) best = at(keyStart);
+      else if (isScalar(nextNode) && valueStart !== undefined && nextNode.value !== null)
+        best = at(valueStart);
+      else if (keyStart !== undefined) best = at(keyStart);
+      else if (valueStart !== undefined) best = at(valueStart);
+      node = next;
+      if (!isCollection(node) && !isAlias(node) && !isScalar(node)) return best;
+    }
+    return best;
+  };
+
+  const value = doc.errors.length > 0 ? undefined : doc.toJS({ maxAliasCount: 100 });
+  return { value, syntaxIssues, locate };
+}
