@@ -1,0 +1,24 @@
+export type { TaskGraph } from './graph.js';
+export { ancestorsOf, buildGraph, descendantsOf } from './graph.js';
+export type { ClusterLock } from './lock.js';
+export { acquireLock, lockPath } from './lock.js';
+export { moduleStepExecutor, StepDefinitionError } from './module-step-executor.js';
+export { REDACTED, Redactor } from './redactor.js';
+export { renderPlaceholders } from './render.js';
+export { DEFAULT_FORKS, runPlan } from './run-plan.js';
+export { backoffDelay, DEFAULT_RETRY_DELAY_MS, MAX_RETRY_DELAY_MS } from './run-step.js';
+export { readSecrets, secretsPath } from './secrets-store.js';
+export type { Selection, SelectOptions } from './select.js';
+export { selectTasks } from './select.js';
+export type { ClusterState, LastRunState, TaskState } from './state.js';
+export { planHash, readState, STATE_VERSION, statePath, taskHash } from './state.js';
+export type {
+  RunPlanOptions,
+  RunSummary,
+  StepExecutor,
+  StepFailure,
+  StepRequest,
+  TaskSkipReason,
+  TaskSummary,
+  TemplateRenderer,
+} from './types.js';

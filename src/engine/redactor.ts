@@ -1,0 +1,75 @@
+import type { CommandResult } from '../types/command-result.js';
+import type { RunEvent } from '../types/events.js';
+
+/** What replaces a secret value in events, messages and results. */
+export const REDACTED = '***';
+
+/**
+ * Hides secret values (join tokens, passwords...) in everything the engine emits. Every event
+ * goes through {@link Redactor.event} before a listener sees it.
+ */
+export class Redactor {
+  private secrets: string[] = [];
+
+  /** Adds every string found in `value` (nested objects and arrays are walked). */
+  add(value: unknown): void {
+    const found: string[] = [];
+    collectStrings(value, found);
+    for (const text of found) {
+      if (text.length === 0 || this.secrets.includes(text)) continue;
+      this.secrets.push(text);
+    }
+    // Longest first, so a secret that contains another is hidden whole.
+    this.secrets.sort((a, b) => b.length - a.length);
+  }
+
+  /** True when no secret is known. */
+  get empty(): boolean {
+    return this.secrets.length === 0;
+  }
+
+  /** The text with every known secret replaced by `***`. */
+  text(text: string): string {
+    let out = text;
+    for (const secret of this.secrets) if (out.includes(secret)) out = out.split(secret).join(REDACTED);
+    return out;
+  }
+
+  /** A copy of a command result with command, stdout and stderr redacted. */
+  result(result: CommandResult): CommandResult {
+    if (this.empty) return result;
+    return {
+      ...result,
+      command: this.text(result.command),
+      stdout: this.text(result.stdout),
+      stderr: this.text(result.stderr),
+    };
+  }
+
+  /** A copy of an event with every string that could carry a secret redacted. */
+  event(event: RunEvent): RunEvent {
+    if (this.empty) return event;
+    switch (event.type) {
+      case 'step-output':
+        return { ...event, data: this.text(event.data) };
+      case 'step-retry':
+      case 'step-end':
+        return { ...event, result: this.result(event.result) };
+      case 'host-unreachable':
+        return { ...event, message: this.text(event.message) };
+      case 'task-end':
+        return event.error === undefined ? event : { ...event, error: this.text(event.error) };
+      case 'run-end':
+        return event.message === undefined ? event : { ...event, message: this.text(event.message) };
+      default:
+        return event;
+    }
+  }
+}
+
+function collectStrings(value: unknown, into: string[]): void {
+  if (typeof value === 'string') into.push(value);
+  else if (Array.isArray(value)) for (const item of value) collectStrings(item, into);
+  else if (typeof value === 'object' && value !== null)
+    for (const item of Object.values(value)) collectStrings(item, into);
+}

@@ -1,0 +1,136 @@
+import { ConnectionError } from '../errors/index.js';
+import type { TransportPool } from '../executor/transport-pool.js';
+import type { Transport } from '../transport/types.js';
+import type { InventoryHost } from '../types/inventory.js';
+import { formatStepFailure } from './failure.js';
+import type { OutputStore } from './outputs.js';
+import { runStep, type StepRunContext } from './run-step.js';
+import type { StepFailure } from './types.js';
+
+/** How a (task, host) unit ended. */
+export interface HostRunResult {
+  status: 'ok' | 'failed' | 'unreachable' | 'interrupted';
+  failure?: StepFailure;
+  message?: string;
+}
+
+/**
+ * Shared by the hosts of one task: `runOnce` steps run on the first host only; the other hosts
+ * wait at that step for its outcome (they may need what it registered) and stop if it failed.
+ */
+export class RunOnceGate {
+  private readonly gates = new Map<number, { promise: Promise<boolean>; resolve: (ok: boolean) => void }>();
+
+  private gate(index: number) {
+    let gate = this.gates.get(index);
+    if (!gate) {
+      let resolve: (ok: boolean) => void = () => undefined;
+      const promise = new Promise<boolean>((r) => {
+        resolve = r;
+      });
+      gate = { promise, resolve };
+      this.gates.set(index, gate);
+    }
+    return gate;
+  }
+
+  /** Called by the first host when it has run (or given up on) the runOnce step at `index`. */
+  settle(index: number, ok: boolean): void {
+    this.gate(index).resolve(ok);
+  }
+
+  /** Resolves every runOnce step the first host never reached as failed. */
+  settleRest(indexes: number[]): void {
+    for (const index of indexes) this.gate(index).resolve(false);
+  }
+
+  /** Waits for the first host's outcome of the runOnce step at `index`. */
+  wait(index: number): Promise<boolean> {
+    return this.gate(index).promise;
+  }
+}
+
+/** What runHost needs besides the per-step context. */
+export interface HostRunContext extends Omit<StepRunContext, 'step' | 'transport' | 'templateContext'> {
+  pool: TransportPool;
+  outputs: OutputStore;
+  /** Position of the host in the task's host list (0 runs the runOnce steps). */
+  hostIndex: number;
+  gate: RunOnceGate;
+}
+
+/** Connects to a host (pooled) and runs the task's steps on it in order. Never throws for a failure. */
+export async function runHost(ctx: HostRunContext): Promise<HostRunResult> {
+  const { task, host } = ctx;
+  const runOnceIndexes = task.steps.flatMap((step, index) => (step.runOnce ? [index] : []));
+  try {
+    if (ctx.signal.aborted) return { status: 'interrupted' };
+    const connected = await connect(ctx.pool, host);
+    if (connected.kind === 'error') {
+      const message = ctx.redactor.text(connected.error);
+      if (connected.unreachable)
+        ctx.emit({ type: 'host-unreachable', task: task.name, host: host.name, message });
+      const failure: StepFailure = {
+        task: task.name,
+        host: host.name,
+        step: '(connect)',
+        command: `connect ${host.name}`,
+        exitCode: null,
+        stderrTail: message,
+      };
+      const reason = connected.unreachable ? `host unreachable: ${message}` : message;
+      const text = formatStepFailure({ task: task.name, host: host.name, step: '(connect)', reason });
+      return { status: connected.unreachable ? 'unreachable' : 'failed', failure, message: text };
+    }
+    const { transport } = connected;
+    for (const [index, step] of task.steps.entries()) {
+      if (ctx.signal.aborted) return { status: 'interrupted' };
+      if (step.runOnce && ctx.hostIndex > 0) {
+        if (!(await ctx.gate.wait(index))) return { status: 'ok' };
+        continue;
+      }
+      const result = await runStep({
+        ...ctx,
+        step,
+        transport,
+        templateContext: ctx.outputs.context(ctx.plan.vars, host),
+      });
+      if (step.runOnce) ctx.gate.settle(index, result.status !== 'failed' && result.status !== 'interrupted');
+      if (result.status === 'interrupted') return { status: 'interrupted' };
+      if (result.status === 'failed') return { status: 'failed', ...pick(result) };
+    }
+    return { status: 'ok' };
+  } finally {
+    if (ctx.hostIndex === 0) ctx.gate.settleRest(runOnceIndexes);
+  }
+}
+
+function pick(result: {
+  failure?: StepFailure;
+  message?: string;
+}): Pick<HostRunResult, 'failure' | 'message'> {
+  return {
+    ...(result.failure ? { failure: result.failure } : {}),
+    ...(result.message ? { message: result.message } : {}),
+  };
+}
+
+/**
+ * The host's pooled transport, or why there is none: a ConnectionError means unreachable; any
+ * other error (an unresolvable secret reference, an unsupported connection kind) is a failure.
+ */
+async function connect(
+  pool: TransportPool,
+  host: InventoryHost,
+): Promise<{ kind: 'ok'; transport: Transport } | { kind: 'error'; error: string; unreachable: boolean }> {
+  try {
+    return { kind: 'ok', transport: await pool.get(host) };
+  } catch (error) {
+    if (error instanceof ConnectionError) return { kind: 'error', error: error.message, unreachable: true };
+    return {
+      kind: 'error',
+      error: error instanceof Error ? error.message : String(error),
+      unreachable: false,
+    };
+  }
+}

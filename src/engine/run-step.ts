@@ -1,0 +1,248 @@
+import type { ModuleRunResult } from '../executor/run-module.js';
+import type { OutputChunk, Transport } from '../transport/types.js';
+import type { CommandResult } from '../types/command-result.js';
+import { failedResult } from '../types/command-result.js';
+import type { RunEvent, StepStatus } from '../types/events.js';
+import type { InventoryHost } from '../types/inventory.js';
+import type { Plan, PlanStep, PlanTask } from '../types/plan.js';
+import { decisiveResult, describeFailure, formatStepFailure, tailLines } from './failure.js';
+import { registeredValue } from './outputs.js';
+import type { Redactor } from './redactor.js';
+import type { StepExecutor, StepFailure, TemplateRenderer } from './types.js';
+
+/** Base delay between attempts when a step sets none. */
+export const DEFAULT_RETRY_DELAY_MS = 1000;
+/** Backoff never waits longer than this between two attempts (unless the step's base delay is longer). */
+export const MAX_RETRY_DELAY_MS = 60_000;
+
+/** Delay before the attempt after `failedAttempt` (1-based): base, 2x base, 4x base... capped. */
+export function backoffDelay(baseMs: number, failedAttempt: number): number {
+  const cap = Math.max(MAX_RETRY_DELAY_MS, baseMs);
+  return Math.min(baseMs * 2 ** (failedAttempt - 1), cap);
+}
+
+/** Everything one step run needs from the engine. */
+export interface StepRunContext {
+  plan: Plan;
+  task: PlanTask;
+  step: PlanStep;
+  host: InventoryHost;
+  transport: Transport;
+  /** Template context (see OutputStore.context). */
+  templateContext: Record<string, unknown>;
+  executeStep: StepExecutor;
+  render: TemplateRenderer;
+  redactor: Redactor;
+  /** Emits an event (the engine redacts it). */
+  emit: (event: DistributiveOmit<RunEvent, 'time'>) => void;
+  /** Aborted on Ctrl-C. */
+  signal: AbortSignal;
+  /** Saves a registered output. */
+  register: (host: string, name: string, value: unknown, secret: boolean) => Promise<void>;
+}
+
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+
+/** How a step ended on one host. `failed` with ignoreErrors set is reported as `ignored`. */
+export type StepRunStatus = 'ok' | 'changed' | 'failed' | 'ignored' | 'interrupted';
+
+export interface StepRunResult {
+  status: StepRunStatus;
+  /** Set when status is failed or ignored. Redacted. */
+  failure?: StepFailure;
+  /** One-line failure message, redacted. */
+  message?: string;
+}
+
+const HIDDEN_OUTPUT = '[secret output hidden]';
+
+/**
+ * Runs one step on one host: renders its args, runs attempts with exponential backoff and a
+ * per-attempt time limit, emits step-start/step-output/step-retry/step-end and registers the
+ * output. Never throws for a failure of the step.
+ */
+export async function runStep(ctx: StepRunContext): Promise<StepRunResult> {
+  const { step, task, host } = ctx;
+  const base = { task: task.name, host: host.name, step: step.name };
+  const attempts = 1 + Math.max(0, step.retries ?? 0);
+  let rendered: PlanStep;
+  try {
+    rendered = { ...step, args: ctx.render(step.args, ctx.templateContext) as Record<string, unknown> };
+  } catch (error) {
+    ctx.emit({ type: 'step-start', ...base, attempt: 1 });
+    return fail(
+      ctx,
+      failedResult(`${step.module} (rendering args)`, (error as Error).message, 0, host.name),
+      undefined,
+    );
+  }
+  for (let attempt = 1; attempt <= attempts; attempt += 1) {
+    ctx.emit({ type: 'step-start', ...base, attempt });
+    const attemptRun = await runAttempt(ctx, rendered, attempt);
+    if (attemptRun.kind === 'interrupted') {
+      ctx.emit({ type: 'step-end', ...base, status: 'failed', result: shown(ctx, attemptRun.result) });
+      return { status: 'interrupted', message: `interrupted: task ${task.name}, host ${host.name}` };
+    }
+    if (attemptRun.kind === 'unrunnable') return fail(ctx, attemptRun.result, undefined);
+    const { outcome, result } = attemptRun;
+    if (!outcome.failed) {
+      if (step.register)
+        await ctx.register(host.name, step.register, registeredValue(outcome), step.secret === true);
+      const status: StepStatus = outcome.changed ? 'changed' : 'ok';
+      ctx.emit({ type: 'step-end', ...base, status, result: shown(ctx, result) });
+      return { status };
+    }
+    if (attempt < attempts) {
+      const delayMs = backoffDelay(step.delayMs ?? DEFAULT_RETRY_DELAY_MS, attempt);
+      ctx.emit({ type: 'step-retry', ...base, attempt, delayMs, result: shown(ctx, result) });
+      await sleep(delayMs, ctx.signal);
+      if (ctx.signal.aborted)
+        return { status: 'interrupted', message: `interrupted: task ${task.name}, host ${host.name}` };
+      continue;
+    }
+    if (step.register && step.ignoreErrors) {
+      await ctx.register(host.name, step.register, registeredValue(outcome), step.secret === true);
+    }
+    return fail(ctx, result, outcome);
+  }
+  throw new Error('unreachable: the attempt loop always returns');
+}
+
+type AttemptRun =
+  | { kind: 'done'; outcome: ModuleRunResult; result: CommandResult }
+  | { kind: 'unrunnable'; result: CommandResult }
+  | { kind: 'interrupted'; result: CommandResult };
+
+async function runAttempt(ctx: StepRunContext, step: PlanStep, attempt: number): Promise<AttemptRun> {
+  const limit = new AbortController();
+  const timer = step.timeoutMs === undefined ? undefined : setTimeout(() => limit.abort(), step.timeoutMs);
+  const signal = AbortSignal.any([ctx.signal, limit.signal]);
+  const output = lineBuffer((stream, data) =>
+    ctx.emit({
+      type: 'step-output',
+      task: ctx.task.name,
+      host: ctx.host.name,
+      step: step.name,
+      stream,
+      data,
+    }),
+  );
+  try {
+    const outcome = await ctx.executeStep({
+      plan: ctx.plan,
+      task: ctx.task,
+      step,
+      host: ctx.host,
+      transport: ctx.transport,
+      vars: ctx.templateContext,
+      attempt,
+      signal,
+      ...(step.timeoutMs === undefined ? {} : { timeoutMs: step.timeoutMs }),
+      onOutput: step.secret ? () => undefined : output.push,
+    });
+    output.flush();
+    let result = decisiveResult(outcome) ?? summaryResult(ctx, step, outcome);
+    if (ctx.signal.aborted) return { kind: 'interrupted', result };
+    if (limit.signal.aborted && outcome.failed && !result.timedOut) {
+      result = {
+        ...result,
+        timedOut: true,
+        stderr: `${result.stderr}\ntimed out after ${step.timeoutMs} ms`.trim(),
+      };
+    }
+    return { kind: 'done', outcome, result };
+  } catch (error) {
+    output.flush();
+    const result = failedResult(`${step.module} ${step.name}`, (error as Error).message, 0, ctx.host.name);
+    if (ctx.signal.aborted) return { kind: 'interrupted', result };
+    return { kind: 'unrunnable', result };
+  } finally {
+    if (timer) clearTimeout(timer);
+  }
+}
+
+/** A result for a module run that ran no command (assert, set_fact...). */
+function summaryResult(ctx: StepRunContext, step: PlanStep, outcome: ModuleRunResult): CommandResult {
+  return {
+    command: step.module,
+    exitCode: outcome.failed ? null : 0,
+    stdout: outcome.failed ? '' : (outcome.msg ?? ''),
+    stderr: outcome.failed ? (outcome.msg ?? 'failed') : '',
+    durationMs: 0,
+    failed: outcome.failed,
+    timedOut: false,
+    host: ctx.host.name,
+  };
+}
+
+/** The result as events may show it: redacted, and with a secret step's stdout hidden whole. */
+function shown(ctx: StepRunContext, result: CommandResult): CommandResult {
+  const redacted = ctx.redactor.result(result);
+  return ctx.step.secret && redacted.stdout !== '' ? { ...redacted, stdout: HIDDEN_OUTPUT } : redacted;
+}
+
+function fail(ctx: StepRunContext, raw: CommandResult, outcome: ModuleRunResult | undefined): StepRunResult {
+  const { task, host, step } = ctx;
+  const result = shown(ctx, raw);
+  const reason = outcome ? describeFailure(outcome, raw) : raw.stderr || 'failed';
+  const stderrTail = tailLines(result.stderr);
+  const failure: StepFailure = {
+    task: task.name,
+    host: host.name,
+    step: step.name,
+    command: result.command,
+    exitCode: result.exitCode,
+    stderrTail: outcome ? stderrTail : ctx.redactor.text(reason),
+  };
+  const message = ctx.redactor.text(
+    formatStepFailure({
+      task: task.name,
+      host: host.name,
+      step: step.name,
+      command: result.command,
+      reason,
+      ...(outcome && stderrTail && !reason.includes(stderrTail) ? { stderrTail } : {}),
+    }),
+  );
+  ctx.emit({ type: 'step-end', task: task.name, host: host.name, step: step.name, status: 'failed', result });
+  return { status: step.ignoreErrors ? 'ignored' : 'failed', failure, message };
+}
+
+/**
+ * Emits output by whole lines, so a secret split across two chunks is still redacted as one;
+ * what is left without a newline goes out on flush.
+ */
+function lineBuffer(emit: (stream: 'stdout' | 'stderr', data: string) => void) {
+  const pending = { stdout: '', stderr: '' };
+  return {
+    push: (chunk: OutputChunk) => {
+      const text = pending[chunk.stream] + chunk.data;
+      const cut = text.lastIndexOf('\n');
+      if (cut === -1) {
+        pending[chunk.stream] = text;
+        return;
+      }
+      pending[chunk.stream] = text.slice(cut + 1);
+      emit(chunk.stream, text.slice(0, cut + 1));
+    },
+    flush: () => {
+      for (const stream of ['stdout', 'stderr'] as const) {
+        if (pending[stream] !== '') emit(stream, pending[stream]);
+        pending[stream] = '';
+      }
+    },
+  };
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+  });
+}
