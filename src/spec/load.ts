@@ -1,0 +1,80 @@
+import { readFile, stat } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { SpecError, UsageError } from '../errors/index.js';
+import { parseSpecText } from './parse.js';
+import type { ClusterSpec } from './schema.js';
+import { isShortForm, parseShortForm, type ShortFormOptions } from './short-form.js';
+
+/** Options of loadSpec: the short form's options, and where relative paths start. */
+export interface LoadSpecOptions extends ShortFormOptions {
+  /** Directory relative spec paths are resolved against (default: process.cwd()). */
+  cwd?: string;
+}
+
+/** A loaded spec and where it came from. */
+export interface LoadedSpec {
+  spec: ClusterSpec;
+  /** Absolute path of the spec file, or the short form string. */
+  source: string;
+  kind: 'file' | 'short-form';
+}
+
+const SHORT_FORM_OPTION_NAMES = [
+  'windowsWorkers',
+  'windowsVersion',
+  'hypervisors',
+  'kubernetesVersion',
+  'name',
+] as const;
+
+async function isFile(path: string): Promise<boolean | 'directory'> {
+  try {
+    const info = await stat(path);
+    return info.isDirectory() ? 'directory' : true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Loads the spec named on the command line: an existing file is read and parsed as YAML;
+ * otherwise a Kubeinit short form (`k8s-libvirt-1-1-1`) is mapped onto the model.
+ * Short-form options only apply to a short form: given with a file, they are a UsageError.
+ *
+ * @throws SpecError for an unreadable file, a missing file that is not a short form, or any
+ *   problem in the spec; UsageError for short-form options given with a file
+ */
+export async function loadSpec(argument: string, options: LoadSpecOptions = {}): Promise<LoadedSpec> {
+  const { cwd = process.cwd(), ...shortForm } = options;
+  const path = resolve(cwd, argument);
+  const found = await isFile(path);
+  if (found === 'directory') {
+    throw new SpecError([{ file: argument, path: '', message: 'is a directory, not a spec file' }]);
+  }
+  if (found) {
+    const given = SHORT_FORM_OPTION_NAMES.filter((key) => shortForm[key] !== undefined);
+    if (given.length > 0) {
+      throw new UsageError(
+        `${given.join(', ')} only apply to a short form like k8s-libvirt-1-1-1, not to the spec file ${argument}`,
+      );
+    }
+    let text: string;
+    try {
+      text = await readFile(path, 'utf8');
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code ?? 'read error';
+      throw new SpecError([{ file: argument, path: '', message: `cannot read the spec file (${code})` }]);
+    }
+    return { spec: parseSpecText(text, argument), source: path, kind: 'file' };
+  }
+  if (isShortForm(argument)) {
+    return { spec: parseShortForm(argument, shortForm), source: argument, kind: 'short-form' };
+  }
+  throw new SpecError([
+    {
+      file: argument,
+      path: '',
+      message: `no such spec file: ${argument} (and not a short form like k8s-libvirt-1-1-1)`,
+    },
+  ]);
+}

@@ -1,0 +1,153 @@
+import { SpecError, type SpecIssue } from '../errors/index.js';
+import { parseHypervisorAddress } from './hypervisor-address.js';
+import type { ClusterSpec, ClusterSpecInput } from './schema.js';
+import type { SpecPath } from './spec-view.js';
+import { validateSpecInput } from './validate.js';
+
+/** Options that complete a Kubeinit short form (the CLI's flags). */
+export interface ShortFormOptions {
+  /** How many of the computes are Windows workers (default 0). */
+  windowsWorkers?: number;
+  windowsVersion?: '2019' | '2022';
+  /** Hypervisor addresses, `host`, `user@host` or `user@host:port`; default: the local machine. */
+  hypervisors?: string[];
+  kubernetesVersion?: string;
+  /** Cluster name; default: the short form itself. */
+  name?: string;
+}
+
+/** Kubeinit's `<distro>-<driver>-<controllers>-<computes>-<hypervisors>`, e.g. `k8s-libvirt-1-1-1`. */
+const SHORT_FORM_PATTERN = /^([a-z][a-z0-9]*)-([a-z][a-z0-9]*)-(\d+)-(\d+)-(\d+)$/;
+
+export const SUPPORTED_DISTROS = ['k8s'] as const;
+export const SHORT_FORM_DRIVERS = ['libvirt'] as const;
+
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+/** True when the text has the short form's shape (its parts are checked by parseShortForm). */
+export function isShortForm(text: string): boolean {
+  return SHORT_FORM_PATTERN.test(text);
+}
+
+/** Where model paths come from in a short form, so issues name the part to change. */
+function shortFormPath(path: SpecPath, options: ShortFormOptions): string {
+  const [top, second, third, fourth] = path;
+  if (top === 'name') return options.name === undefined ? 'name' : 'options.name';
+  if (top === 'kubernetes') return 'options.kubernetesVersion';
+  if (top === 'nodes' && second === 'controlPlane') return 'controllers';
+  if (top === 'nodes' && second === 'workers' && fourth === 'windowsVersion') return 'options.windowsVersion';
+  if (top === 'nodes' && second === 'workers') return 'computes';
+  if (top === 'provider' && second === 'hypervisors' && options.hypervisors)
+    return `options.hypervisors.${String(third)}`;
+  if (top === 'provider') return 'hypervisors';
+  return path.join('.');
+}
+
+/**
+ * Builds the spec input a short form stands for, without validating it against the schema.
+ *
+ * @throws SpecError when a part of the short form or an option is wrong (every such problem)
+ */
+export function shortFormInput(text: string, options: ShortFormOptions = {}): ClusterSpecInput {
+  const issues: SpecIssue[] = [];
+  const problem = (path: string, message: string) => issues.push({ file: text, path, message });
+  const match = SHORT_FORM_PATTERN.exec(text);
+  if (!match) {
+    problem(
+      '',
+      'is not a short form like k8s-libvirt-1-1-1 (<distro>-<driver>-<controllers>-<computes>-<hypervisors>)',
+    );
+    throw new SpecError(issues);
+  }
+  const [, distro = '', driver = '', controllersText = '', computesText = '', hypervisorsText = ''] = match;
+  const [controllers, computes, hypervisorCount] = [controllersText, computesText, hypervisorsText].map(
+    Number,
+  ) as [number, number, number];
+
+  if (!(SUPPORTED_DISTROS as readonly string[]).includes(distro)) {
+    problem('distro', `distro "${distro}" is not supported; supported: ${SUPPORTED_DISTROS.join(', ')}`);
+  }
+  if (driver === 'ec2' || driver === 'static') {
+    problem(
+      'driver',
+      `driver "${driver}" needs a YAML spec file (provider type ${driver}); the short form only builds ${SHORT_FORM_DRIVERS.join(', ')} clusters`,
+    );
+  } else if (!(SHORT_FORM_DRIVERS as readonly string[]).includes(driver)) {
+    problem(
+      'driver',
+      `driver "${driver}" is not supported; supported: ${SHORT_FORM_DRIVERS.join(', ')} (ec2 and static need a YAML spec file)`,
+    );
+  }
+  if (![1, 3, 5].includes(controllers))
+    problem('controllers', `${controllers} controllers: must be 1, 3 or 5 (etcd needs an odd quorum)`);
+  if (hypervisorCount < 1) problem('hypervisors', 'must be at least 1');
+
+  const windowsWorkers = options.windowsWorkers ?? 0;
+  if (!Number.isInteger(windowsWorkers) || windowsWorkers < 0) {
+    problem('options.windowsWorkers', 'must be a whole number >= 0');
+  } else if (windowsWorkers > computes) {
+    problem(
+      'options.windowsWorkers',
+      `${plural(windowsWorkers, 'Windows worker')} but the short form has only ${plural(computes, 'compute')}`,
+    );
+  }
+
+  const hypervisors: NonNullable<Extract<ClusterSpecInput['provider'], { type: 'libvirt' }>['hypervisors']> =
+    [];
+  const name = (i: number) => `hypervisor-${String(i + 1).padStart(2, '0')}`;
+  if (options.hypervisors === undefined) {
+    if (hypervisorCount > 1) {
+      problem(
+        'hypervisors',
+        `${hypervisorCount} hypervisors need their addresses (options.hypervisors); without them the local machine is the only hypervisor`,
+      );
+    }
+    hypervisors.push({ name: name(0), address: 'localhost' });
+  } else {
+    if (options.hypervisors.length !== hypervisorCount) {
+      problem(
+        'options.hypervisors',
+        `the short form asks for ${plural(hypervisorCount, 'hypervisor')} but ${options.hypervisors.length} address${options.hypervisors.length === 1 ? ' is' : 'es are'} given`,
+      );
+    }
+    options.hypervisors.forEach((text, i) => {
+      const parsed = parseHypervisorAddress(text);
+      if (typeof parsed === 'string')
+        return problem(`options.hypervisors.${i}`, `hypervisor address ${i + 1} ${parsed}`);
+      const hypervisor: (typeof hypervisors)[number] = { name: name(i), address: parsed.address };
+      if (parsed.port !== undefined) hypervisor.port = parsed.port;
+      if (parsed.user !== undefined) hypervisor.credentials = { user: parsed.user };
+      hypervisors.push(hypervisor);
+    });
+  }
+  if (issues.length > 0) throw new SpecError(issues);
+
+  const workers: NonNullable<ClusterSpecInput['nodes']['workers']> = [];
+  if (computes - windowsWorkers > 0)
+    workers.push({ name: 'linux-workers', os: 'linux', count: computes - windowsWorkers });
+  if (windowsWorkers > 0) {
+    const group: (typeof workers)[number] = { name: 'windows-workers', os: 'windows', count: windowsWorkers };
+    if (options.windowsVersion !== undefined) group.windowsVersion = options.windowsVersion;
+    workers.push(group);
+  }
+  return {
+    name: options.name ?? text,
+    kubernetes: options.kubernetesVersion === undefined ? {} : { version: options.kubernetesVersion },
+    provider: { type: 'libvirt', hypervisors },
+    nodes: { controlPlane: { count: controllers as 1 | 3 | 5 }, workers },
+  };
+}
+
+/**
+ * Maps a Kubeinit short form onto a ClusterSpec, validated by the same code as YAML specs.
+ * Issues name the short form as their file and the part to change as their path
+ * (`controllers`, `options.windowsWorkers`, ...).
+ *
+ * @throws SpecError with every problem
+ */
+export function parseShortForm(text: string, options: ShortFormOptions = {}): ClusterSpec {
+  return validateSpecInput(shortFormInput(text, options), {
+    file: text,
+    mapPath: (path) => shortFormPath(path, options),
+  });
+}
