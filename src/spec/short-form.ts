@@ -112,8 +112,10 @@ export function shortFormInput(text: string, options: ShortFormOptions = {}): Cl
     }
     options.hypervisors.forEach((text, i) => {
       const parsed = parseHypervisorAddress(text);
-      if (typeof parsed === 'string')
-        return problem(`options.hypervisors.${i}`, `hypervisor address ${i + 1} ${parsed}`);
+      if (typeof parsed === 'string') {
+        problem(`options.hypervisors.${i}`, `hypervisor address ${i + 1} ${parsed}`);
+        return;
+      }
       const hypervisor: (typeof hypervisors)[number] = { name: name(i), address: parsed.address };
       if (parsed.port !== undefined) hypervisor.port = parsed.port;
       if (parsed.user !== undefined) hypervisor.credentials = { user: parsed.user };
