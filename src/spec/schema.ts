@@ -97,7 +97,7 @@ export const providerSchema = z.discriminatedUnion('type', [
     hypervisors: z
       .array(hypervisorSchema)
       .default([])
-      .describe('Empty: the local machine is the only hypervisor.'),
+      .describe('Empty: the local machine (hypervisor-01 at localhost) is the only hypervisor.'),
     network: z
       .strictObject({
         name: dnsLabel.default('kubemix'),
@@ -205,10 +205,13 @@ const clusterSpecObject = z
       })
       .prefault({}),
     provider: providerSchema,
-    nodes: z.strictObject({
-      controlPlane: controlPlaneSchema.prefault({}),
-      workers: z.array(workerGroupSchema).default([]),
-    }),
+    nodes: z
+      .strictObject({
+        controlPlane: controlPlaneSchema.prefault({}),
+        workers: z.array(workerGroupSchema).default([]),
+      })
+      .prefault({})
+      .describe('Default: one controller and no workers.'),
     versions: z
       .record(z.string(), z.string())
       .optional()
@@ -230,7 +233,20 @@ export type Provider = StaticProvider | LibvirtProvider | Ec2Provider;
 /** A validated spec with every default filled in. */
 export type ClusterSpec = Omit<ParsedSpec, 'provider'> & { provider: Provider };
 
-function resolveHostConnections(spec: ParsedSpec): ClusterSpec {
+/** The hypervisor a libvirt spec without hypervisors uses: the machine running kubemix. */
+export const LOCAL_HYPERVISOR: Readonly<Hypervisor> = Object.freeze({
+  name: 'hypervisor-01',
+  address: 'localhost',
+});
+
+// Defaults that depend on other parts of the spec: static hosts inherit their group's
+// connection; a libvirt spec without hypervisors gets the local machine.
+function resolveDefaults(spec: ParsedSpec): ClusterSpec {
+  if (spec.provider.type === 'libvirt') {
+    const hypervisors =
+      spec.provider.hypervisors.length > 0 ? spec.provider.hypervisors : [{ ...LOCAL_HYPERVISOR }];
+    return { ...spec, provider: { ...spec.provider, hypervisors } };
+  }
   if (spec.provider.type !== 'static') return { ...spec, provider: spec.provider };
   const groupConnection = (group: string): Connection =>
     group === 'control-plane'
@@ -245,10 +261,10 @@ function resolveHostConnections(spec: ParsedSpec): ClusterSpec {
 }
 
 /**
- * The whole spec: strict objects (unknown keys are errors), defaults filled in, static hosts'
- * connections resolved. Cross-field rules live in cross-field-rules.ts and run beside it.
+ * The whole spec: strict objects (unknown keys are errors), defaults filled in (including those
+ * that depend on other parts). Cross-field rules live in cross-field-rules.ts and run beside it.
  */
-export const clusterSpecSchema = clusterSpecObject.transform(resolveHostConnections);
+export const clusterSpecSchema = clusterSpecObject.transform(resolveDefaults);
 
 /** A spec as written (before defaults). */
 export type ClusterSpecInput = z.input<typeof clusterSpecSchema>;

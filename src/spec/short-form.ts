@@ -1,6 +1,6 @@
 import { SpecError, type SpecIssue } from '../errors/index.js';
 import { parseHypervisorAddress } from './hypervisor-address.js';
-import type { ClusterSpec, ClusterSpecInput } from './schema.js';
+import { type ClusterSpec, type ClusterSpecInput, LOCAL_HYPERVISOR } from './schema.js';
 import type { SpecPath } from './spec-view.js';
 import { validateSpecInput } from './validate.js';
 
@@ -102,7 +102,7 @@ export function shortFormInput(text: string, options: ShortFormOptions = {}): Cl
         `${hypervisorCount} hypervisors need their addresses (options.hypervisors); without them the local machine is the only hypervisor`,
       );
     }
-    hypervisors.push({ name: name(0), address: 'localhost' });
+    hypervisors.push({ ...LOCAL_HYPERVISOR });
   } else {
     if (options.hypervisors.length !== hypervisorCount) {
       problem(
@@ -124,7 +124,7 @@ export function shortFormInput(text: string, options: ShortFormOptions = {}): Cl
   }
   if (issues.length > 0) throw new SpecError(issues);
 
-  const workers: NonNullable<ClusterSpecInput['nodes']['workers']> = [];
+  const workers: NonNullable<NonNullable<ClusterSpecInput['nodes']>['workers']> = [];
   if (computes - windowsWorkers > 0)
     workers.push({ name: 'linux-workers', os: 'linux', count: computes - windowsWorkers });
   if (windowsWorkers > 0) {
