@@ -1,0 +1,456 @@
+import { createHash } from 'node:crypto';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdir, rename, rm } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { ConnectionError } from '../../errors/index.js';
+import type { CommandResult } from '../../types/command-result.js';
+import { failedResult } from '../../types/command-result.js';
+import type { ExecRequest, GetRequest, PutRequest, Transport } from '../types.js';
+import { WinrmChannel } from './channel.js';
+import { decodeClixml } from './clixml.js';
+import { WinrmProtocolError, WSMAN_SHELL_NOT_FOUND, WsmanFaultError } from './errors.js';
+import { type ResolvedWinrmOptions, resolveOptions, type WinrmTransportOptions } from './options.js';
+import { getFileScript, powershellInvocation, putFileScript, wrapScript } from './powershell.js';
+import { WinrmShell } from './shell.js';
+import { SIGNAL_TERMINATE } from './soap.js';
+
+/** A raw command for cmd.exe (no PowerShell wrapper): `execRaw({ command: 'ipconfig', args: ['/all'] })`. */
+export interface RawExecRequest extends Omit<ExecRequest, 'env' | 'cwd' | 'become'> {
+  args?: string[];
+}
+
+interface RunOptions {
+  commandLine: string;
+  args?: string[];
+  stdin?: Buffer | AsyncIterable<Buffer>;
+  timeoutMs?: number;
+  signal?: AbortSignal;
+  onStdout?: (data: Buffer) => void;
+  onStderr?: (data: Buffer) => void;
+  /** Keep stdout in memory (false for downloads, which stream it). */
+  collectStdout?: boolean;
+}
+
+interface RunOutcome {
+  exitCode: number | null;
+  stdout: Buffer;
+  stderr: Buffer;
+  timedOut: boolean;
+  /** Why the command could not finish (lost connection, protocol error, cancelled). */
+  error?: string;
+  durationMs: number;
+}
+
+/** Bytes of file per base64 line on stdin (a multiple of 3 so lines need no padding). */
+const PUT_LINE_BYTES = 48 * 1024;
+
+async function* chunked(source: Buffer | AsyncIterable<Buffer>, size: number): AsyncGenerator<Buffer> {
+  if (Buffer.isBuffer(source)) {
+    for (let at = 0; at < source.length; at += size) yield source.subarray(at, at + size);
+    return;
+  }
+  let pending: Buffer[] = [];
+  let pendingLength = 0;
+  for await (const piece of source) {
+    pending.push(piece);
+    pendingLength += piece.length;
+    while (pendingLength >= size) {
+      const all = Buffer.concat(pending);
+      yield all.subarray(0, size);
+      pending = [all.subarray(size)];
+      pendingLength = all.length - size;
+    }
+  }
+  if (pendingLength > 0) yield Buffer.concat(pending);
+}
+
+async function* concatSources(
+  ...sources: (Buffer | AsyncIterable<Buffer> | undefined)[]
+): AsyncGenerator<Buffer> {
+  for (const s of sources) {
+    if (s === undefined) continue;
+    if (Buffer.isBuffer(s)) yield s;
+    else yield* s;
+  }
+}
+
+/**
+ * Transport over WinRM (WS-Management remote shell), for Windows hosts. One authenticated
+ * connection and one shell per host, reused by every command. `exec` runs PowerShell;
+ * `execRaw` runs a cmd.exe command line. Operations on one transport run one at a time.
+ */
+export class WinrmTransport implements Transport {
+  readonly kind = 'winrm' as const;
+  readonly host: string;
+  private resolved: ResolvedWinrmOptions | undefined;
+  private channel: WinrmChannel | undefined;
+  private shell: WinrmShell | undefined;
+  /** A shell left behind by a lost connection; deleted (best effort) before the next one opens. */
+  private staleShellId: string | undefined;
+  private queue: Promise<unknown> = Promise.resolve();
+
+  constructor(private readonly options: WinrmTransportOptions) {
+    this.host = options.host;
+  }
+
+  /** Connects, authenticates and opens the shell. Throws ConnectionError (or WinrmConfigError for bad options). */
+  async connect(): Promise<void> {
+    await this.serialised(async () => {
+      this.resolved ??= await resolveOptions(this.options);
+      this.channel ??= new WinrmChannel(this.resolved);
+      this.shell ??= new WinrmShell(this.channel, this.resolved);
+      try {
+        await this.ensureShell();
+      } catch (error) {
+        await this.channel.reset();
+        if (error instanceof ConnectionError) throw error;
+        throw new ConnectionError(this.host, `cannot open a WinRM shell: ${(error as Error).message}`, {
+          cause: error,
+        });
+      }
+    });
+  }
+
+  private serialised<T>(work: () => Promise<T>): Promise<T> {
+    const next = this.queue.then(work, work);
+    this.queue = next.catch(() => undefined);
+    return next;
+  }
+
+  private async ensureShell(): Promise<WinrmShell> {
+    const shell = this.shell;
+    if (!shell) throw new WinrmProtocolError(`${this.host}: not connected; call connect() first`);
+    if (shell.shellId) return shell;
+    if (this.staleShellId) {
+      const stale = this.staleShellId;
+      this.staleShellId = undefined;
+      shell.shellId = stale;
+      await shell.delete().catch(() => undefined);
+    }
+    await shell.open();
+    return shell;
+  }
+
+  /** Forgets the connection after a failure: the next operation reconnects and opens a new shell. */
+  private async dropConnection(): Promise<void> {
+    if (this.shell?.shellId) {
+      this.staleShellId = this.shell.shellId;
+      this.shell.shellId = undefined;
+    }
+    await this.channel?.reset();
+  }
+
+  /** Runs one command line in the shell until it is done, re-issuing Receive on w:TimedOut. */
+  private async run(options: RunOptions): Promise<RunOutcome> {
+    const started = Date.now();
+    const stdout: Buffer[] = [];
+    const stderr: Buffer[] = [];
+    const outcome = (partial: Partial<RunOutcome>): RunOutcome => ({
+      exitCode: null,
+      stdout: Buffer.concat(stdout),
+      stderr: Buffer.concat(stderr),
+      timedOut: false,
+      durationMs: Date.now() - started,
+      ...partial,
+    });
+    if (!this.shell || !this.resolved) return outcome({ error: 'not connected; call connect() first' });
+    let shell: WinrmShell;
+    let commandId: string;
+    let phase = 'Command';
+    try {
+      shell = await this.ensureShell();
+      try {
+        commandId = await shell.command(options.commandLine, options.args);
+      } catch (error) {
+        // The shell vanished on the server (deleted, idle timeout, service restart): make a new one once.
+        if (!(error instanceof WsmanFaultError) || !isShellGone(error)) throw error;
+        shell.shellId = undefined;
+        shell = await this.ensureShell();
+        commandId = await shell.command(options.commandLine, options.args);
+      }
+    } catch (error) {
+      if (error instanceof ConnectionError || error instanceof WinrmProtocolError)
+        await this.dropConnection();
+      return outcome({ error: describe(error, phase) });
+    }
+
+    let terminated = false;
+    const terminate = async () => {
+      if (terminated) return;
+      terminated = true;
+      await shell.signal(commandId, SIGNAL_TERMINATE).catch(() => undefined);
+    };
+    try {
+      if (options.stdin !== undefined) {
+        phase = 'Send';
+        let previous: Buffer | undefined;
+        for await (const piece of chunked(options.stdin, shell.maxSendChunk)) {
+          if (previous) await shell.send(commandId, previous, false);
+          previous = piece;
+        }
+        await shell.send(commandId, previous ?? Buffer.alloc(0), true);
+      }
+      phase = 'Receive';
+      const operationTimeout = this.resolved.operationTimeoutSec;
+      for (;;) {
+        if (options.signal?.aborted) {
+          await terminate();
+          return outcome({ error: 'cancelled' });
+        }
+        let waitSec = operationTimeout;
+        if (options.timeoutMs !== undefined) {
+          const left = options.timeoutMs - (Date.now() - started);
+          if (left <= 0) {
+            await terminate();
+            return outcome({ timedOut: true, error: `timed out after ${options.timeoutMs} ms` });
+          }
+          waitSec = Math.max(1, Math.min(operationTimeout, Math.ceil(left / 1000)));
+        }
+        let chunk: Awaited<ReturnType<WinrmShell['receive']>>;
+        try {
+          chunk = await shell.receive(commandId, waitSec);
+        } catch (error) {
+          if (error instanceof WsmanFaultError && error.timedOut) continue;
+          throw error;
+        }
+        if (chunk.stdout.length) {
+          if (options.collectStdout !== false) stdout.push(chunk.stdout);
+          options.onStdout?.(chunk.stdout);
+        }
+        if (chunk.stderr.length) {
+          stderr.push(chunk.stderr);
+          options.onStderr?.(chunk.stderr);
+        }
+        if (chunk.done) {
+          phase = 'Signal';
+          await terminate();
+          return outcome({ exitCode: chunk.exitCode ?? null });
+        }
+      }
+    } catch (error) {
+      if (error instanceof ConnectionError || error instanceof WinrmProtocolError) {
+        await this.dropConnection();
+      } else {
+        await terminate();
+      }
+      return outcome({ error: describe(error, phase) });
+    }
+  }
+
+  private toResult(display: string, run: RunOutcome, decodeStderr: boolean): CommandResult {
+    let stderr = run.stderr.toString('utf8');
+    if (decodeStderr) stderr = decodeClixml(stderr);
+    if (run.error) stderr = stderr ? `${stderr}${stderr.endsWith('\n') ? '' : '\n'}${run.error}` : run.error;
+    return {
+      command: display,
+      exitCode: run.exitCode,
+      stdout: run.stdout.toString('utf8'),
+      stderr,
+      durationMs: run.durationMs,
+      failed: run.exitCode !== 0 || run.timedOut || run.error !== undefined,
+      timedOut: run.timedOut,
+      host: this.host,
+    };
+  }
+
+  private streamOutput(request: ExecRequest | RawExecRequest) {
+    const onOutput = request.onOutput;
+    if (!onOutput) return {};
+    return {
+      onStdout: (data: Buffer) => onOutput({ stream: 'stdout', data: data.toString('utf8') }),
+      onStderr: (data: Buffer) => onOutput({ stream: 'stderr', data: decodeClixml(data.toString('utf8')) }),
+    };
+  }
+
+  /**
+   * Runs `request.command` as a PowerShell script: stops at the first error, exit code passed
+   * on, env and cwd applied. Scripts too long for a command line travel over stdin.
+   */
+  exec(request: ExecRequest): Promise<CommandResult> {
+    const display = request.display ?? request.command;
+    if (request.become) {
+      return Promise.resolve(
+        failedResult(
+          display,
+          'become is not supported over WinRM: connect as the account that should run the command',
+          0,
+          this.host,
+        ),
+      );
+    }
+    let script: string;
+    try {
+      script = wrapScript(request.command, {
+        ...(request.env ? { env: request.env } : {}),
+        ...(request.cwd !== undefined ? { cwd: request.cwd } : {}),
+      });
+    } catch (error) {
+      return Promise.resolve(failedResult(display, (error as Error).message, 0, this.host));
+    }
+    const invocation = powershellInvocation(script);
+    const userStdin = request.stdin === undefined ? undefined : Buffer.from(request.stdin);
+    const stdin =
+      invocation.stdinPrefix || userStdin
+        ? Buffer.concat([invocation.stdinPrefix ?? Buffer.alloc(0), userStdin ?? Buffer.alloc(0)])
+        : undefined;
+    return this.serialised(async () => {
+      const run = await this.run({
+        commandLine: invocation.commandLine,
+        ...(stdin ? { stdin } : {}),
+        ...(request.timeoutMs !== undefined ? { timeoutMs: request.timeoutMs } : {}),
+        ...(request.signal ? { signal: request.signal } : {}),
+        ...this.streamOutput(request),
+      });
+      return this.toResult(display, run, true);
+    });
+  }
+
+  /** Runs a cmd.exe command line as is (no PowerShell), e.g. `{ command: 'ipconfig', args: ['/all'] }`. */
+  execRaw(request: RawExecRequest): Promise<CommandResult> {
+    const display = request.display ?? [request.command, ...(request.args ?? [])].join(' ');
+    return this.serialised(async () => {
+      const run = await this.run({
+        commandLine: request.command,
+        ...(request.args ? { args: request.args } : {}),
+        ...(request.stdin !== undefined ? { stdin: Buffer.from(request.stdin) } : {}),
+        ...(request.timeoutMs !== undefined ? { timeoutMs: request.timeoutMs } : {}),
+        ...(request.signal ? { signal: request.signal } : {}),
+        ...this.streamOutput(request),
+      });
+      return this.toResult(display, run, false);
+    });
+  }
+
+  /**
+   * Copies a file to the host in base64 chunks over stdin; the far side checks SHA-256 with
+   * Get-FileHash before moving the file into place. `mode` has no meaning on Windows and is ignored.
+   */
+  put(request: PutRequest): Promise<CommandResult> {
+    const display = `put ${request.localPath ?? '<content>'} -> ${this.host}:${request.remotePath}`;
+    return this.serialised(async () => {
+      const started = Date.now();
+      let sha256: string;
+      let source: Buffer | AsyncIterable<Buffer>;
+      try {
+        if (request.localPath !== undefined) {
+          sha256 = await hashFile(request.localPath);
+          source = createReadStream(request.localPath, { highWaterMark: PUT_LINE_BYTES });
+        } else {
+          const content = Buffer.from(request.content ?? '');
+          sha256 = createHash('sha256').update(content).digest('hex');
+          source = content;
+        }
+      } catch (error) {
+        return failedResult(
+          display,
+          `cannot read ${request.localPath}: ${(error as Error).message}`,
+          Date.now() - started,
+          this.host,
+        );
+      }
+      const lines = base64Lines(chunked(source, PUT_LINE_BYTES));
+      const invocation = powershellInvocation(putFileScript(request.remotePath, sha256));
+      const run = await this.run({
+        commandLine: invocation.commandLine,
+        stdin: concatSources(invocation.stdinPrefix, lines),
+      });
+      const result = this.toResult(display, run, true);
+      result.stdout = '';
+      const farHash = run.stdout.toString('utf8').trim();
+      if (!result.failed && farHash !== sha256) {
+        result.failed = true;
+        result.stderr = `SHA-256 mismatch: sent ${sha256}, host reports ${farHash || 'nothing'}`;
+      }
+      return result;
+    });
+  }
+
+  /** Fetches a file as base64 lines; checks the SHA-256 the host reports against the bytes received. */
+  get(request: GetRequest): Promise<CommandResult> {
+    const display = `get ${this.host}:${request.remotePath} -> ${request.localPath}`;
+    return this.serialised(async () => {
+      const started = Date.now();
+      const partPath = `${request.localPath}.kubemix-part`;
+      try {
+        await mkdir(dirname(request.localPath), { recursive: true });
+      } catch (error) {
+        return failedResult(display, (error as Error).message, 0, this.host);
+      }
+      const file = createWriteStream(partPath);
+      const hash = createHash('sha256');
+      let farHash: string | undefined;
+      let pending = '';
+      let badLine = false;
+      const take = (line: string) => {
+        const trimmed = line.trim();
+        if (farHash === undefined) {
+          farHash = trimmed.toLowerCase();
+          return;
+        }
+        if (!trimmed) return;
+        if (!/^[A-Za-z0-9+/]*={0,2}$/.test(trimmed)) badLine = true;
+        const bytes = Buffer.from(trimmed, 'base64');
+        hash.update(bytes);
+        file.write(bytes);
+      };
+      const invocation = powershellInvocation(getFileScript(request.remotePath));
+      const run = await this.run({
+        commandLine: invocation.commandLine,
+        ...(invocation.stdinPrefix ? { stdin: invocation.stdinPrefix } : {}),
+        collectStdout: false,
+        onStdout: (data) => {
+          pending += data.toString('latin1');
+          const lines = pending.split('\n');
+          pending = lines.pop() ?? '';
+          for (const line of lines) take(line);
+        },
+      });
+      if (pending) take(pending);
+      await new Promise<void>((resolve) => file.end(resolve));
+      const result = this.toResult(display, run, true);
+      result.stdout = '';
+      const nearHash = hash.digest('hex');
+      if (!result.failed && (badLine || farHash !== nearHash)) {
+        result.failed = true;
+        result.stderr = `SHA-256 mismatch: host reports ${farHash ?? 'nothing'}, received bytes hash to ${nearHash}`;
+      }
+      if (result.failed) await rm(partPath, { force: true });
+      else await rename(partPath, request.localPath);
+      result.durationMs = Date.now() - started;
+      return result;
+    });
+  }
+
+  /** Deletes the shell and closes the connection. Safe to call twice. */
+  async close(): Promise<void> {
+    await this.serialised(async () => {
+      if (this.shell?.shellId) await this.shell.delete().catch(() => undefined);
+      this.staleShellId = undefined;
+      await this.channel?.close();
+      this.channel = undefined;
+      this.shell = undefined;
+    });
+  }
+}
+
+async function* base64Lines(source: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
+  for await (const piece of source) yield Buffer.from(`${piece.toString('base64')}\n`, 'latin1');
+}
+
+async function hashFile(path: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const piece of createReadStream(path)) hash.update(piece as Buffer);
+  return hash.digest('hex');
+}
+
+function isShellGone(error: WsmanFaultError): boolean {
+  return (
+    error.fault.wsmanCode === WSMAN_SHELL_NOT_FOUND || /InvalidSelectors$/.test(error.fault.subcode ?? '')
+  );
+}
+
+function describe(error: unknown, phase: string): string {
+  if (error instanceof ConnectionError) return error.message;
+  if (error instanceof Error) return `WinRM ${phase} failed: ${error.message}`;
+  return `WinRM ${phase} failed: ${String(error)}`;
+}
