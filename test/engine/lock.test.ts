@@ -1,0 +1,65 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { acquireLock, runPlan } from '../../src/engine/index.js';
+import { ClusterLockedError } from '../../src/errors/index.js';
+import { localTransports, makePlan, shell, task, tempDir, waitFor } from './helpers.js';
+
+/** The pid of a process that has exited (so nobody holds it right now). */
+function deadPid(): number {
+  const child = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], {
+    encoding: 'utf8',
+  });
+  return Number(child.stdout);
+}
+
+describe('cluster lock', () => {
+  it('holds our pid and is refused to a second holder until released', async () => {
+    const dir = await tempDir();
+    const lock = await acquireLock(dir);
+    expect((await readFile(join(dir, 'lock'), 'utf8')).trim()).toBe(String(process.pid));
+    await expect(acquireLock(dir)).rejects.toThrow(ClusterLockedError);
+    await expect(acquireLock(dir)).rejects.toThrow(`(pid ${process.pid})`);
+    await lock.release();
+    expect(existsSync(join(dir, 'lock'))).toBe(false);
+    await (await acquireLock(dir)).release();
+  });
+
+  it('takes over a stale lock left by a dead process', async () => {
+    const dir = await tempDir();
+    await writeFile(join(dir, 'lock'), `${deadPid()}\n`);
+    const lock = await acquireLock(dir);
+    expect((await readFile(join(dir, 'lock'), 'utf8')).trim()).toBe(String(process.pid));
+    await lock.release();
+  });
+
+  it('refuses a second run on the same cluster while the first runs, then the first finishes', async () => {
+    const dir = await tempDir();
+    const clusterDir = join(dir, 'cluster');
+    const plan = makePlan([
+      task(
+        'slow',
+        [],
+        ['localhost'],
+        [shell('wait', `touch ${dir}/started; while [ ! -f ${dir}/go ]; do sleep 0.05; done`)],
+      ),
+    ]);
+    const first = runPlan({ plan, clusterDir, transports: localTransports });
+    await waitFor(() => existsSync(join(dir, 'started')), 10_000, 'the first run to start');
+    await expect(runPlan({ plan, clusterDir, transports: localTransports })).rejects.toThrow(
+      ClusterLockedError,
+    );
+    await writeFile(join(dir, 'go'), '');
+    expect((await first).status).toBe('succeeded');
+    expect(existsSync(join(clusterDir, 'lock'))).toBe(false);
+  });
+
+  it('is released after a failed run', async () => {
+    const dir = await tempDir();
+    const plan = makePlan([task('bad', [], ['localhost'], [shell('x', 'exit 1')])]);
+    expect((await runPlan({ plan, clusterDir: dir, transports: localTransports })).status).toBe('failed');
+    expect(existsSync(join(dir, 'lock'))).toBe(false);
+  });
+});

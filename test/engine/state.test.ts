@@ -1,0 +1,93 @@
+import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { readState, runPlan, STATE_VERSION } from '../../src/engine/index.js';
+import { KubemixError } from '../../src/errors/index.js';
+import { localHosts, localTransports, makePlan, readJson, shell, task, tempDir } from './helpers.js';
+
+describe('state file', () => {
+  it('is undefined before the first run', async () => {
+    expect(await readState(await tempDir())).toBeUndefined();
+  });
+
+  it('records tasks, plan hash, inventory, outputs and the last run', async () => {
+    const dir = await tempDir();
+    const plan = makePlan(
+      [
+        task('a', [], ['node-1'], [shell('version', 'echo "  v1.31.2  "', { register: 'version' })]),
+        task('b', ['a'], ['localhost'], [shell('x', 'exit 1')]),
+      ],
+      localHosts('node-1'),
+    );
+    await runPlan({
+      plan,
+      clusterDir: dir,
+      transports: localTransports,
+      now: () => new Date('2026-01-02T03:04:05Z'),
+    });
+    const state = await readJson(join(dir, 'state.json'));
+    expect(state).toMatchObject({
+      version: STATE_VERSION,
+      cluster: 'lab',
+      tasks: {
+        a: { status: 'done', startedAt: '2026-01-02T03:04:05.000Z', finishedAt: '2026-01-02T03:04:05.000Z' },
+        b: { status: 'failed' },
+      },
+      inventory: [{ name: 'node-1', connection: 'local' }],
+      outputs: { 'node-1': { version: 'v1.31.2' } },
+      lastRun: { status: 'failed', failedTask: 'b' },
+    });
+    expect(state.planHash).toMatch(/^[0-9a-f]{64}$/);
+    expect(state.lastRun.message).toContain('task b failed on host localhost');
+    // Written atomically: no temp files are left next to it.
+    expect((await readdir(dir)).sort()).toEqual(['state.json']);
+  });
+
+  it('refuses a corrupt state file, naming it, and leaves it untouched', async () => {
+    const dir = await tempDir();
+    await writeFile(join(dir, 'state.json'), '{"version": 1, "tasks": {');
+    await expect(readState(dir)).rejects.toThrow(KubemixError);
+    await expect(readState(dir)).rejects.toThrow(`state file ${join(dir, 'state.json')} is corrupt`);
+    const plan = makePlan([task('a', [], ['localhost'], [shell('x', 'true')])]);
+    await expect(runPlan({ plan, clusterDir: dir, transports: localTransports })).rejects.toThrow(
+      /is corrupt/,
+    );
+    expect(await readFile(join(dir, 'state.json'), 'utf8')).toBe('{"version": 1, "tasks": {');
+    // The lock was released on the way out.
+    expect((await readdir(dir)).sort()).toEqual(['state.json']);
+  });
+
+  it('refuses JSON that is not a state file, naming the bad field', async () => {
+    const dir = await tempDir();
+    await writeFile(
+      join(dir, 'state.json'),
+      JSON.stringify({
+        version: 1,
+        cluster: 'lab',
+        planHash: 'x',
+        tasks: { a: { status: 'weird' } },
+        inventory: [],
+        outputs: {},
+      }),
+    );
+    await expect(readState(dir)).rejects.toThrow(/is not a kubemix state file \(tasks\.a\.status: /);
+  });
+
+  it('refuses a state file of another version', async () => {
+    const dir = await tempDir();
+    await writeFile(
+      join(dir, 'state.json'),
+      JSON.stringify({ version: 99, cluster: 'lab', planHash: 'x', tasks: {}, inventory: [], outputs: {} }),
+    );
+    await expect(readState(dir)).rejects.toThrow('has version 99');
+  });
+
+  it('refuses a cluster directory that belongs to another cluster', async () => {
+    const dir = await tempDir();
+    const plan = makePlan([task('a', [], ['localhost'], [shell('x', 'true')])]);
+    await runPlan({ plan, clusterDir: dir, transports: localTransports });
+    await expect(
+      runPlan({ plan: { ...plan, cluster: 'other' }, clusterDir: dir, transports: localTransports }),
+    ).rejects.toThrow('belongs to cluster "lab", not "other"');
+  });
+});
