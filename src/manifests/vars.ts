@@ -1,0 +1,146 @@
+import { ManifestError } from './errors.js';
+
+/** Container images the manifests pull, as full references (`registry/repo:tag`). */
+export interface ManifestImages {
+  /** Linux flanneld, e.g. `docker.io/flannel/flannel:v0.25.7`. */
+  flannel: string;
+  /** Linux flannel CNI plugin installer, e.g. `docker.io/flannel/flannel-cni-plugin:v1.5.1-flannel2`. */
+  flannel_cni_plugin: string;
+  /** Windows flanneld HostProcess image, e.g. `docker.io/sigwindowstools/flannel:v0.21.5-hostprocess`. */
+  windows_flannel: string;
+  /** Windows kube-proxy HostProcess image. */
+  windows_kube_proxy: string;
+}
+
+/**
+ * Every variable the manifest templates use. Names are the template's own (snake_case, like
+ * the plan vars they come from).
+ */
+export interface ManifestVars {
+  /** Cluster pod network, flannel's `Network` (e.g. `10.244.0.0/16`). */
+  pod_cidr: string;
+  /** Service network (e.g. `10.96.0.0/12`); excluded from outbound NAT on Windows. */
+  service_cidr: string;
+  /** Flannel backend type; Windows overlay needs `vxlan`. */
+  flannel_backend: string;
+  /** VXLAN network identifier; Windows needs 4096. It also names the HNS network `flannel.<vni>`. */
+  flannel_vni: number;
+  /** VXLAN UDP port; Windows needs 4789. */
+  flannel_port: number;
+  /** Address of the real API server (not the service VIP), for Windows flanneld. */
+  api_server_host: string;
+  /** Port of the real API server. */
+  api_server_port: number;
+  /** Tag of mcr.microsoft.com/windows/servercore for win-webserver (`ltsc2022`, `ltsc2019`). */
+  windows_servercore_tag: string;
+  images: ManifestImages;
+}
+
+/** Windows Server versions kubemix supports (the spec's `windowsVersion`). */
+export type WindowsVersion = '2019' | '2022';
+
+/** Values the plan vars do not hold, known once the control plane and nodes are chosen. */
+export interface ManifestVarsExtra {
+  apiServerHost: string;
+  apiServerPort: number;
+  windowsVersion: WindowsVersion;
+}
+
+const STRING_VARS = [
+  'pod_cidr',
+  'service_cidr',
+  'flannel_backend',
+  'api_server_host',
+  'windows_servercore_tag',
+] as const;
+const IMAGE_VARS = ['flannel', 'flannel_cni_plugin', 'windows_flannel', 'windows_kube_proxy'] as const;
+const CIDR = /^\d{1,3}(\.\d{1,3}){3}\/\d{1,2}$|^[0-9a-fA-F:]+\/\d{1,3}$/;
+
+function integerIn(value: unknown, min: number, max: number): value is number {
+  return typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max;
+}
+
+function describe(value: unknown): string {
+  return value === undefined ? 'missing' : `invalid (${JSON.stringify(value)})`;
+}
+
+/**
+ * Checks a vars object at run time (callers may build it from untyped data) and throws a
+ * ManifestError naming the first bad variable.
+ */
+export function checkManifestVars(manifest: string, vars: unknown): asserts vars is ManifestVars {
+  const fail = (name: string, problem: string): never => {
+    throw new ManifestError(manifest, `variable "${name}" is ${problem}`, { variable: name });
+  };
+  if (!vars || typeof vars !== 'object') return fail('vars', 'not an object');
+  const v = vars as Record<string, unknown>;
+  for (const name of STRING_VARS) {
+    if (typeof v[name] !== 'string' || v[name] === '')
+      fail(name, `${describe(v[name])}: expected a non-empty string`);
+  }
+  for (const name of ['pod_cidr', 'service_cidr'] as const) {
+    if (!CIDR.test(v[name] as string))
+      fail(name, `${describe(v[name])}: expected a CIDR such as 10.244.0.0/16`);
+  }
+  if (!integerIn(v['flannel_vni'], 1, 2 ** 24 - 1))
+    fail('flannel_vni', `${describe(v['flannel_vni'])}: expected an integer 1-16777215`);
+  for (const name of ['flannel_port', 'api_server_port'] as const) {
+    if (!integerIn(v[name], 1, 65535)) fail(name, `${describe(v[name])}: expected a port number 1-65535`);
+  }
+  const images = v['images'];
+  if (!images || typeof images !== 'object') return fail('images', describe(images));
+  for (const name of IMAGE_VARS) {
+    const image = (images as Record<string, unknown>)[name];
+    if (typeof image !== 'string' || image === '')
+      fail(`images.${name}`, `${describe(image)}: expected an image reference`);
+  }
+}
+
+/** `repo:tag` from a versions entry that is either a bare tag or already a full image reference. */
+function imageRef(defaultRepository: string, entry: string): string {
+  return entry.includes('/') ? entry : `${defaultRepository}:${entry}`;
+}
+
+/**
+ * Builds the manifest vars from the plan's vars (src/plan/build-plan.ts: pod_cidr,
+ * service_cidr, flannel_*, versions{...}) plus the API server address and Windows version.
+ * Images come from the versions entries `flannel`, `flannel-cni-plugin`,
+ * `windows-flannel-image` and `windows-kube-proxy-image` (a bare tag gets the upstream
+ * repository). Throws a ManifestError naming a missing or malformed entry.
+ */
+export function manifestVarsFromPlanVars(
+  planVars: Record<string, unknown>,
+  extra: ManifestVarsExtra,
+): ManifestVars {
+  const versions = (planVars['versions'] ?? {}) as Record<string, unknown>;
+  const version = (name: string): string => {
+    const value = versions[name];
+    if (typeof value !== 'string' || value === '') {
+      throw new ManifestError('plan vars', `versions entry "${name}" is ${describe(value)}`, {
+        variable: `versions.${name}`,
+      });
+    }
+    return value;
+  };
+  const vars = {
+    pod_cidr: planVars['pod_cidr'],
+    service_cidr: planVars['service_cidr'],
+    flannel_backend: planVars['flannel_backend'],
+    flannel_vni: planVars['flannel_vni'],
+    flannel_port: planVars['flannel_port'],
+    api_server_host: extra.apiServerHost,
+    api_server_port: extra.apiServerPort,
+    windows_servercore_tag: `ltsc${extra.windowsVersion}`,
+    images: {
+      flannel: imageRef('docker.io/flannel/flannel', version('flannel')),
+      flannel_cni_plugin: imageRef('docker.io/flannel/flannel-cni-plugin', version('flannel-cni-plugin')),
+      windows_flannel: imageRef('docker.io/sigwindowstools/flannel', version('windows-flannel-image')),
+      windows_kube_proxy: imageRef(
+        'docker.io/sigwindowstools/kube-proxy',
+        version('windows-kube-proxy-image'),
+      ),
+    },
+  };
+  checkManifestVars('plan vars', vars);
+  return vars;
+}
