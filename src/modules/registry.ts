@@ -1,4 +1,21 @@
-import { commandModule, shellModule } from './command.js';
+import { commandModule, shellModule } from './commands/command.js';
+import { rawModule } from './commands/raw.js';
+import { scriptModule } from './commands/script.js';
+import { copyModule } from './files/copy.js';
+import { fetchModule } from './files/fetch.js';
+import { fileModule } from './files/file.js';
+import { lineinfileModule } from './files/lineinfile.js';
+import { templateModule } from './files/template.js';
+import { assertModule } from './flow/assert.js';
+import { debugModule } from './flow/debug.js';
+import { failModule } from './flow/fail.js';
+import { setFactModule } from './flow/set-fact.js';
+import { waitForModule } from './net/wait-for.js';
+import { waitForConnectionModule } from './net/wait-for-connection.js';
+import { probeModule } from './probe.js';
+import { aptModule, dnfModule, packageModule } from './system/package.js';
+import { rebootModule } from './system/reboot.js';
+import { serviceModule, systemdModule } from './system/service.js';
 import type { Module } from './types.js';
 
 /** Every module kubemix knows, by name. Add new modules here. */
@@ -10,14 +27,39 @@ export function registerModule(module: Module<any>): void {
   modules.set(module.name, module as Module<unknown>);
 }
 
-/** Looks a module up by name (Ansible's `ansible.builtin.` prefix is accepted). */
+/** Looks a module up by name (Ansible's `ansible.builtin.` / `ansible.legacy.` prefixes are accepted). */
 export function findModule(name: string): Module<unknown> | undefined {
-  return modules.get(name.replace(/^ansible\.(builtin|windows)\./, ''));
+  return modules.get(name.replace(/^ansible\.(builtin|legacy|windows)\./, ''));
 }
 
+/** Names of every registered module, sorted. */
 export function moduleNames(): string[] {
   return [...modules.keys()].sort();
 }
 
-registerModule(commandModule);
-registerModule(shellModule);
+for (const module of [
+  commandModule,
+  shellModule,
+  rawModule,
+  scriptModule,
+  copyModule,
+  templateModule,
+  fetchModule,
+  fileModule,
+  lineinfileModule,
+  waitForModule,
+  waitForConnectionModule,
+  rebootModule,
+  setFactModule,
+  debugModule,
+  assertModule,
+  failModule,
+  packageModule,
+  aptModule,
+  dnfModule,
+  serviceModule,
+  systemdModule,
+  probeModule,
+] as Module<any>[]) {
+  registerModule(module);
+}

@@ -1,0 +1,24 @@
+import { sq } from '../shell.js';
+import type { Module } from '../types.js';
+import { checkModeSkip, commandOutcome, parseCommandArgs } from './command.js';
+
+/** Arguments of `raw`: the command line and an optional shell. */
+export interface RawArgs {
+  cmd: string;
+  executable?: string;
+}
+
+/** `raw`: sends the command line as is (no guards, no chdir); the escape hatch of Ansible. */
+export const rawModule: Module<RawArgs> = {
+  name: 'raw',
+  os: 'any',
+  parseArgs(raw) {
+    const { cmd, executable } = parseCommandArgs('raw', raw);
+    return executable === undefined ? { cmd } : { cmd, executable };
+  },
+  *run(args, context) {
+    if (context.checkMode) return checkModeSkip();
+    const command = args.executable ? `${sq(args.executable)} -c ${sq(args.cmd)}` : args.cmd;
+    return commandOutcome(yield { kind: 'exec', command });
+  },
+};

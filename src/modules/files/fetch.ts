@@ -1,0 +1,75 @@
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join, posix } from 'node:path';
+import { optionalBool, rejectUnknown, requireString } from '../args.js';
+import { sq } from '../shell.js';
+import type { Module } from '../types.js';
+
+/** Arguments of `fetch`: a remote file copied to the machine running kubemix. */
+export interface FetchArgs {
+  src: string;
+  dest: string;
+  flat: boolean;
+  failOnMissing: boolean;
+}
+
+function localSha256(path: string): string | undefined {
+  try {
+    return createHash('sha256').update(readFileSync(path)).digest('hex');
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * `fetch`: copies a remote file to `dest/<inventory_hostname>/<src>` (or to `dest` itself with
+ * `flat: yes`), only when the local copy differs.
+ */
+export const fetchModule: Module<FetchArgs> = {
+  name: 'fetch',
+  os: 'linux',
+  parseArgs(raw) {
+    rejectUnknown('fetch', raw, ['src', 'dest', 'flat', 'fail_on_missing', 'validate_checksum']);
+    return {
+      src: requireString('fetch', raw, 'src'),
+      dest: requireString('fetch', raw, 'dest'),
+      flat: optionalBool('fetch', raw, 'flat') ?? false,
+      failOnMissing: optionalBool('fetch', raw, 'fail_on_missing') ?? true,
+    };
+  },
+  *run(args, context) {
+    const local = args.flat
+      ? args.dest.endsWith('/')
+        ? join(args.dest, posix.basename(args.src))
+        : args.dest
+      : join(args.dest, context.host.name, args.src);
+    const probe = yield {
+      kind: 'exec',
+      command: `if [ -f ${sq(args.src)} ]; then sha256sum < ${sq(args.src)} | cut -d' ' -f1; else echo __KMX_MISSING__; fi`,
+    };
+    if (probe.failed)
+      return { changed: false, failed: true, msg: `fetch: cannot read ${args.src}: ${probe.stderr.trim()}` };
+    const remote = probe.stdout.trim();
+    if (remote === '__KMX_MISSING__') {
+      const msg = `the remote file does not exist: ${args.src}`;
+      return args.failOnMissing
+        ? { changed: false, failed: true, msg }
+        : { changed: false, failed: false, msg, data: { file: args.src } };
+    }
+    const data = { dest: local, remote_checksum: remote, checksum: remote };
+    if (localSha256(local) === remote) return { changed: false, failed: false, data };
+    if (context.checkMode)
+      return { changed: true, failed: false, msg: `would fetch ${args.src} to ${local}`, data };
+    const got = yield { kind: 'get', remotePath: args.src, localPath: local };
+    if (got.failed) return { changed: false, failed: true, msg: `fetch: ${got.stderr.trim()}`, data };
+    const after = localSha256(local);
+    if (after !== remote)
+      return {
+        changed: true,
+        failed: true,
+        msg: `fetch: checksum mismatch after transfer (${after} != ${remote})`,
+        data,
+      };
+    return { changed: true, failed: false, data };
+  },
+};
