@@ -54,14 +54,20 @@ export const staticHostGroupsRule: CrossFieldRule = (spec) => {
     `${plural(listed.get(group) ?? 0, 'host')} listed for group ${group} but count is ${count}`;
   // The control plane count defaults to 1 when not written.
   const cpCount = spec.controlPlane.count ?? 1;
-  if ((listed.get('control-plane') ?? 0) !== cpCount) {
+  if (Number.isInteger(cpCount) && cpCount > 0 && (listed.get('control-plane') ?? 0) !== cpCount) {
     issues.push({ path: ['nodes', 'controlPlane', 'count'], message: mismatch('control-plane', cpCount) });
   }
+  const checked = new Set<string>(['control-plane']);
   for (const group of groups) {
-    if (group.count === undefined || (listed.get(group.name as string) ?? 0) === group.count) continue;
+    const name = group.name as string;
+    // Duplicate or reserved names, and counts the schema refuses, are reported elsewhere.
+    if (checked.has(name)) continue;
+    checked.add(name);
+    if (group.count === undefined || !Number.isInteger(group.count) || group.count < 0) continue;
+    if ((listed.get(name) ?? 0) === group.count) continue;
     issues.push({
       path: ['nodes', 'workers', group.index, 'count'],
-      message: mismatch(group.name as string, group.count),
+      message: mismatch(name, group.count),
     });
   }
   return issues;
