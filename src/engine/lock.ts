@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { mkdir, open, readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ClusterLockedError } from '../errors/index.js';
@@ -14,13 +15,23 @@ const FRESH_EMPTY_LOCK_MS = 5000;
 /** Path of a cluster's lock file. */
 export const lockPath = (clusterDir: string) => join(clusterDir, 'lock');
 
-/** True when a process with this pid exists (EPERM means it exists but is not ours). */
+/** True when a process with this pid exists and is not a zombie (EPERM: it exists but is not ours). */
 export function isProcessAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+  return !isZombie(pid);
+}
+
+/** A killed process nobody reaped yet (PID 1 in containers often does not) holds nothing. */
+function isZombie(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.charAt(stat.lastIndexOf(')') + 2) === 'Z';
+  } catch {
+    return false;
   }
 }
 

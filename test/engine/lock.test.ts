@@ -4,6 +4,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { acquireLock, runPlan } from '../../src/engine/index.js';
+import { isProcessAlive } from '../../src/engine/lock.js';
 import { ClusterLockedError } from '../../src/errors/index.js';
 import { localTransports, makePlan, shell, task, tempDir, waitFor } from './helpers.js';
 
@@ -61,5 +62,18 @@ describe('cluster lock', () => {
     const plan = makePlan([task('bad', [], ['localhost'], [shell('x', 'exit 1')])]);
     expect((await runPlan({ plan, clusterDir: dir, transports: localTransports })).status).toBe('failed');
     expect(existsSync(join(dir, 'lock'))).toBe(false);
+  });
+});
+
+describe('isProcessAlive', () => {
+  it('sees a running process as alive and a killed one as gone', async () => {
+    const { spawn } = await import('node:child_process');
+    const child = spawn('sleep', ['30']);
+    const pid = child.pid as number;
+    expect(isProcessAlive(pid)).toBe(true);
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGKILL');
+    await exited;
+    expect(isProcessAlive(pid)).toBe(false);
   });
 });
