@@ -40,10 +40,9 @@ export function checkJsonSchema(schema: JsonSchema, value: unknown, at = ''): st
   }
   if (Array.isArray(value)) {
     if (typeof schema.minItems === 'number' && value.length < schema.minItems) fail('too few items');
-    if (schema.items)
-      value.forEach((item, i) =>
-        errors.push(...checkJsonSchema(schema.items as JsonSchema, item, `${at}/${i}`)),
-      );
+    const items = schema.items as JsonSchema | undefined;
+    if (items)
+      for (const [i, item] of value.entries()) errors.push(...checkJsonSchema(items, item, `${at}/${i}`));
   }
   if (typeMatches('object', value)) {
     const record = value as Record<string, unknown>;
