@@ -332,3 +332,19 @@ describe('runPlan input checks', () => {
     expect(events.started()).toEqual(['next']);
   });
 });
+
+describe('runPlan event listeners', () => {
+  it('finishes the run, saves state and releases the lock before reporting a listener that throws', async () => {
+    const dir = await tempDir();
+    const plan = makePlan([task('a', [], ['localhost'], [shell('x', `touch ${dir}/ran`)])]);
+    const onEvent = () => {
+      throw new Error('renderer broke');
+    };
+    await expect(
+      runPlan({ plan, clusterDir: join(dir, 'c'), transports: localTransports, onEvent }),
+    ).rejects.toThrow('renderer broke');
+    expect(existsSync(join(dir, 'ran'))).toBe(true);
+    expect(existsSync(join(dir, 'c', 'lock'))).toBe(false);
+    expect(existsSync(join(dir, 'c', 'state.json'))).toBe(true);
+  });
+});
