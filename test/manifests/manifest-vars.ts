@@ -1,0 +1,66 @@
+import type { ManifestVars, WindowsVersion } from '../../src/manifests/index.js';
+import { manifestVarsFromPlanVars } from '../../src/manifests/index.js';
+import { buildPlan } from '../../src/plan/index.js';
+import { type ClusterSpecInput, clusterSpecSchema } from '../../src/spec/schema.js';
+import { loadVersions } from '../../src/versions/versions.js';
+
+/** A mixed static cluster spec; `network` overrides the spec's network section. */
+export function mixedSpec(network: ClusterSpecInput['network'] = undefined): ClusterSpecInput {
+  return {
+    name: 'lab',
+    provider: {
+      type: 'static',
+      hosts: [
+        {
+          name: 'cp1',
+          address: '10.0.0.11',
+          group: 'control-plane',
+          credentials: { user: 'root', privateKey: { file: '~/.ssh/id_ed25519' } },
+        },
+        {
+          name: 'win1',
+          address: '10.0.0.13',
+          group: 'windows',
+          credentials: { user: 'Administrator', password: { env: 'WIN_PASSWORD' } },
+        },
+      ],
+    },
+    nodes: { controlPlane: { count: 1 }, workers: [{ name: 'windows', os: 'windows', count: 1 }] },
+    ...(network === undefined ? {} : { network }),
+  };
+}
+
+/** Manifest vars the way `up` builds them: spec -> plan vars -> manifest vars. */
+export function varsFromSpec(
+  input: ClusterSpecInput = mixedSpec(),
+  windowsVersion: WindowsVersion = '2022',
+): ManifestVars {
+  const plan = buildPlan({ spec: clusterSpecSchema.parse(input), versions: loadVersions() });
+  return manifestVarsFromPlanVars(plan.vars, {
+    apiServerHost: '10.0.0.11',
+    apiServerPort: 6443,
+    windowsVersion,
+  });
+}
+
+/** The spec's defaults (VNI 4096, port 4789, 10.244.0.0/16, 10.96.0.0/12, Windows Server 2022). */
+export const DEFAULT_VARS: ManifestVars = varsFromSpec();
+
+/**
+ * Non-default values everywhere a var reaches a manifest, so tests can tell rendered values
+ * from hard-coded ones.
+ */
+export const OTHER_VARS: ManifestVars = {
+  ...varsFromSpec(
+    mixedSpec({ podCIDR: '172.20.0.0/16', serviceCIDR: '172.21.0.0/16', flannel: { vni: 4097, port: 4790 } }),
+    '2019',
+  ),
+  api_server_host: 'cp.lab.example',
+  api_server_port: 8443,
+};
+
+/** Both var sets, labelled for test names. */
+export const VAR_SETS: ReadonlyArray<[string, ManifestVars]> = [
+  ['default vars (VNI 4096, port 4789)', DEFAULT_VARS],
+  ['other vars (VNI 4097, port 4790, 2019)', OTHER_VARS],
+];
