@@ -46,6 +46,7 @@ type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K>
 /** How a step ended on one host. `failed` with ignoreErrors set is reported as `ignored`. */
 export type StepRunStatus = 'ok' | 'changed' | 'failed' | 'ignored' | 'interrupted';
 
+/** What runStep reports to the host runner. */
 export interface StepRunResult {
   status: StepRunStatus;
   /** Set when status is failed or ignored. Redacted. */
