@@ -127,6 +127,9 @@ chmod 600 /root/.ssh/authorized_keys
 for d in $PRIVATE_DIRS /opt/kubemix-lab; do mkdir -p \"\$d\"; mount -t tmpfs kmx-state \"\$d\"; done
 mkdir -p $LAB_BIN
 if [ -d '$dir/standins' ]; then cp -a '$dir/standins/.' $LAB_BIN/; fi
+# A private /etc/hosts naming every lab host, so sudo and friends resolve this host's name.
+cp '$dir/etc-hosts' /opt/kubemix-lab/hosts
+mount --bind /opt/kubemix-lab/hosts /etc/hosts
 exec '$SSHD' -D -f '$hostdir/sshd_config' -E '$hostdir/sshd.log'"
   if [ "$MODE" = netns ]; then
     exec ip netns exec "kmx-lab-$ID-$name" unshare --uts --mount --propagation private sh -c "$inner"
@@ -292,6 +295,10 @@ cmd_supervise() {
     teardown_network "$ID"
     setup_network
   fi
+  printf '127.0.0.1 localhost\n::1 localhost ip6-localhost ip6-loopback\n' >"$dir/etc-hosts"
+  for i in $(seq 1 "$COUNT"); do
+    echo "$(host_address "$MODE" "$ID" "$i") $(host_name "$i")" >>"$dir/etc-hosts"
+  done
   for i in $(seq 1 "$COUNT"); do
     name="$(host_name "$i")"
     addr="$(host_address "$MODE" "$ID" "$i")"

@@ -1,0 +1,154 @@
+import { spawn } from 'node:child_process';
+import { closeSync, existsSync, openSync } from 'node:fs';
+import { mkdtemp, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parse } from 'yaml';
+import type { InventoryHost } from '../../src/types/inventory.js';
+
+/** Options for {@link startLab}. */
+export interface StartLabOptions {
+  /** Number of hosts (lab-01 ... lab-NN). */
+  count: number;
+  /** Lab directory; a fresh temp directory when omitted. Must not be under /root. */
+  dir?: string;
+  /** Files copied into every host's /opt/kubemix-lab/bin (first on PATH). */
+  standinsDir?: string;
+  /** Use loopback addresses even where network namespaces work. */
+  noNetns?: boolean;
+}
+
+/** A running lab: real sshd hosts, plus the files lab.sh wrote for them. */
+export interface Lab {
+  dir: string;
+  /** `netns`: hosts in network namespaces on a bridge; `loopback`: sshd on 127.x addresses. */
+  mode: 'netns' | 'loopback';
+  hosts: InventoryHost[];
+  /** Ansible YAML inventory (group `lab`). */
+  inventoryPath: string;
+  /** known_hosts with every host's key: strict host-key checking works. */
+  knownHostsPath: string;
+  /** OpenSSH client config with a `Host lab-NN` block per host. */
+  sshConfigPath: string;
+  /** The lab client key (no passphrase), authorized for root on every host. */
+  privateKeyPath: string;
+  /** Kills every process of one host (sshd and its sessions), as a crash would. */
+  killHost(name: string): Promise<void>;
+  /** Starts a killed host again with the same key and address. */
+  startHost(name: string): Promise<void>;
+  /** Stops every host and removes namespaces and the bridge. Safe to call twice. */
+  stop(): Promise<void>;
+}
+
+/** Path of lab.sh, from the source tree or from dist/. */
+export function labScriptPath(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (let i = 0; i < 6; i++) {
+    const candidate = join(dir, 'scripts', 'lab', 'lab.sh');
+    if (existsSync(join(dir, 'package.json')) && existsSync(candidate)) return candidate;
+    const beside = join(dir, 'lab.sh');
+    if (existsSync(beside)) return beside;
+    dir = dirname(dir);
+  }
+  throw new Error(`scripts/lab/lab.sh not found above ${fileURLToPath(import.meta.url)}`);
+}
+
+function runLabScript(args: string[]): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('bash', [labScriptPath(), ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (d: Buffer) => {
+      output += d.toString();
+    });
+    child.stderr.on('data', (d: Buffer) => {
+      output += d.toString();
+    });
+    child.on('error', reject);
+    child.on('exit', (code) => {
+      if (code === 0) resolve();
+      else reject(new Error(`lab.sh ${args.join(' ')} failed (exit ${code}): ${output.trim()}`));
+    });
+  });
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Starts a lab of `count` real sshd hosts. The lab.sh supervisor runs as a child of this process
+ * (so it is reaped here) until {@link Lab.stop}.
+ */
+export async function startLab(options: StartLabOptions): Promise<Lab> {
+  const dir = options.dir ?? (await mkdtemp(join(tmpdir(), 'kmx-lab-')));
+  const args = ['start', String(options.count), dir, '--foreground'];
+  if (options.noNetns) args.push('--no-netns');
+  if (options.standinsDir) args.push('--standins', options.standinsDir);
+  const log = openSync(join(dir, 'supervisor.log'), 'a');
+  const child = spawn('bash', [labScriptPath(), ...args], { stdio: ['ignore', log, log] });
+  closeSync(log);
+  let exited: number | null | undefined;
+  child.on('exit', (code) => {
+    exited = code;
+  });
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (existsSync(join(dir, 'ready'))) break;
+    const failed = existsSync(join(dir, 'failed'));
+    if (failed || exited !== undefined || Date.now() > deadline) {
+      const why = failed
+        ? await readFile(join(dir, 'failed'), 'utf8')
+        : await readFile(join(dir, 'supervisor.log'), 'utf8').catch(() => '');
+      child.kill('SIGKILL');
+      await runLabScript(['stop', dir]).catch(() => undefined);
+      throw new Error(`lab did not start in ${dir}: ${why.trim() || 'timed out'}`);
+    }
+    await sleep(20);
+  }
+  const env = await readFile(join(dir, 'lab.env'), 'utf8');
+  const mode = /MODE=netns/.test(env) ? 'netns' : 'loopback';
+  const privateKeyPath = join(dir, 'id_ed25519');
+  const hosts = parseLabInventory(await readFile(join(dir, 'inventory.yml'), 'utf8'));
+  let stopped = false;
+  return {
+    dir,
+    mode,
+    hosts,
+    inventoryPath: join(dir, 'inventory.yml'),
+    knownHostsPath: join(dir, 'known_hosts'),
+    sshConfigPath: join(dir, 'ssh_config'),
+    privateKeyPath,
+    killHost: (name) => runLabScript(['kill-host', dir, name]),
+    startHost: (name) => runLabScript(['start-host', dir, name]),
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      await runLabScript(['stop', dir]);
+      if (exited === undefined) {
+        await Promise.race([new Promise((r) => child.once('exit', r)), sleep(5000)]);
+      }
+    },
+  };
+}
+
+interface RawInventory {
+  all?: { hosts?: Record<string, Record<string, unknown>> };
+}
+
+/** Turns the inventory lab.sh wrote into kubemix hosts (strict host keys, key file by reference). */
+export function parseLabInventory(text: string): InventoryHost[] {
+  const raw = parse(text) as RawInventory;
+  return Object.entries(raw.all?.hosts ?? {}).map(([name, vars]) => ({
+    name,
+    address: String(vars['ansible_host']),
+    port: Number(vars['ansible_port'] ?? 22),
+    os: 'linux' as const,
+    connection: 'ssh' as const,
+    role: 'worker' as const,
+    group: 'lab',
+    credentials: {
+      user: String(vars['ansible_user'] ?? 'root'),
+      privateKey: { file: String(vars['ansible_ssh_private_key_file']) },
+    },
+    hostKeyPolicy: 'strict' as const,
+  }));
+}

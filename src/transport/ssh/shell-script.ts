@@ -1,0 +1,95 @@
+import { randomBytes } from 'node:crypto';
+
+/** Quotes a string for POSIX sh: single quotes, with `'` written as `'\''`. */
+export function shQuote(value: string): string {
+  return `'${value.replace(/'/g, `'\\''`)}'`;
+}
+
+/** A fresh boundary token: 128 random bits, so no output contains it by chance. */
+export function newToken(): string {
+  return `KMX${randomBytes(16).toString('hex')}`;
+}
+
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** What to run, as the shell builders need it. */
+export interface ShellCommand {
+  command: string;
+  env?: Record<string, string>;
+  cwd?: string;
+  /** Run as this user through sudo (omit to run as the login user). */
+  becomeUser?: string;
+}
+
+/**
+ * The script that runs the command itself: cd, exports, then `eval` of the command text (so a
+ * syntax error in it fails like `sh -c` would, after the header is out). Throws a TypeError for
+ * an environment variable name the shell cannot take (a programmer mistake).
+ */
+export function innerScript(cmd: ShellCommand): string {
+  const parts: string[] = [];
+  if (cmd.cwd !== undefined) parts.push(`cd ${shQuote(cmd.cwd)} || exit 1`);
+  for (const [name, value] of Object.entries(cmd.env ?? {})) {
+    if (!ENV_NAME.test(name)) throw new TypeError(`env: invalid variable name ${JSON.stringify(name)}`);
+    parts.push(`export ${name}=${shQuote(value)}`);
+  }
+  parts.push(`eval ${shQuote(cmd.command)}`);
+  return parts.join('\n');
+}
+
+/** `printf` of the frame header: the PID of the shell that runs it is the command's process group. */
+function headerLine(token: string): string {
+  return `printf '%s:pid:%s\\n' ${token} "$$"`;
+}
+
+/** The body run after the header: the inner script, through `sudo -n` when becoming another user. */
+function body(cmd: ShellCommand, sudo: 'n' | 'S'): string {
+  const inner = innerScript(cmd);
+  if (cmd.becomeUser === undefined) return inner;
+  // -S reads the password from stdin (the exec fallback writes it first); -p '' keeps the prompt
+  // out of stderr; -n never prompts, so a host that wants a password fails at once.
+  const flags = sudo === 'S' ? `-S -p ''` : '-n';
+  return `exec sudo ${flags} -H -u ${shQuote(cmd.becomeUser)} -- /bin/sh -c ${shQuote(inner)}`;
+}
+
+/** Set once per session: `setsid` gives every command its own process group, so a kill takes its children too. */
+export const SESSION_PREAMBLE = 'KMX_SETSID=; command -v setsid >/dev/null 2>&1 && KMX_SETSID=setsid\n';
+
+/**
+ * The text written to a long-lived `/bin/sh` to run one command with framing (see FrameReader).
+ * Stdin, when given, travels base64-encoded in a here-doc with a token delimiter, so any bytes
+ * are safe; otherwise the command reads /dev/null.
+ */
+export function sessionBlock(cmd: ShellCommand, token: string, stdin?: Buffer): string {
+  const script = `${headerLine(token)}\n${body(cmd, 'n')}`;
+  const run = `$KMX_SETSID /bin/sh -c ${shQuote(script)} kmx`;
+  const trailer = `printf '\\n%s:rc:%s\\n' ${token} "$?"; printf '\\n%s:end\\n' ${token} >&2\n`;
+  if (stdin === undefined || stdin.length === 0) return `${run} </dev/null\n${trailer}`;
+  const encoded = stdin.toString('base64').replace(/.{1,76}/g, '$&\n');
+  return `base64 -d <<'${token}IN' | ${run}\n${encoded}${token}IN\n${trailer}`;
+}
+
+/**
+ * The command line for a fresh exec channel (the fallback): the header, then the body, with
+ * stdin taken from the channel. `sudo -S` when a become password will be written first.
+ */
+export function execCommandLine(cmd: ShellCommand, token: string, withPassword: boolean): string {
+  const inner = body(cmd, withPassword ? 'S' : 'n');
+  const run = cmd.becomeUser === undefined ? `exec /bin/sh -c ${shQuote(inner)}` : inner;
+  return `${headerLine(token)}; ${run}`;
+}
+
+/**
+ * Kills a command's whole process group: TERM, up to 1 s of grace, then KILL. Run on another
+ * channel while the command's own shell waits for it.
+ */
+export function killScript(pid: number, asRoot: boolean): string {
+  if (!Number.isInteger(pid) || pid <= 1) throw new TypeError(`kill: bad pid ${pid}`);
+  const k = asRoot ? 'sudo -n kill' : 'kill';
+  return [
+    `${k} -TERM -- -${pid} 2>/dev/null || ${k} -TERM ${pid} 2>/dev/null || exit 0`,
+    'i=0',
+    `while [ $i -lt 20 ] && ${k} -0 -- -${pid} 2>/dev/null; do sleep 0.05; i=$((i+1)); done`,
+    `${k} -KILL -- -${pid} 2>/dev/null; ${k} -KILL ${pid} 2>/dev/null; exit 0`,
+  ].join('\n');
+}
