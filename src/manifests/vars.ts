@@ -72,7 +72,8 @@ export function checkManifestVars(manifest: string, vars: unknown): asserts vars
   const fail = (name: string, problem: string): never => {
     throw new ManifestError(manifest, `variable "${name}" is ${problem}`, { variable: name });
   };
-  if (!vars || typeof vars !== 'object') return fail('vars', 'not an object');
+  if (!vars || typeof vars !== 'object')
+    throw new ManifestError(manifest, 'the manifest vars must be an object');
   const v = vars as Record<string, unknown>;
   for (const name of STRING_VARS) {
     if (typeof v[name] !== 'string' || v[name] === '')

@@ -1,0 +1,90 @@
+import { describe, expect, it } from 'vitest';
+import { checkManifestVars, ManifestError, manifestVarsFromPlanVars } from '../../src/manifests/index.js';
+import { loadVersions } from '../../src/versions/versions.js';
+import { DEFAULT_VARS } from './manifest-vars.js';
+
+const planVars = (versions: Record<string, string> = {}) => ({
+  pod_cidr: '10.244.0.0/16',
+  service_cidr: '10.96.0.0/12',
+  flannel_backend: 'vxlan',
+  flannel_vni: 4096,
+  flannel_port: 4789,
+  versions: { ...loadVersions(), ...versions },
+});
+const extra = { apiServerHost: '10.0.0.11', apiServerPort: 6443, windowsVersion: '2022' as const };
+
+describe('manifestVarsFromPlanVars', () => {
+  it('builds every var from the plan vars and the pinned versions file', () => {
+    const versions = loadVersions();
+    expect(DEFAULT_VARS).toEqual({
+      pod_cidr: '10.244.0.0/16',
+      service_cidr: '10.96.0.0/12',
+      flannel_backend: 'vxlan',
+      flannel_vni: 4096,
+      flannel_port: 4789,
+      api_server_host: '10.0.0.11',
+      api_server_port: 6443,
+      windows_servercore_tag: 'ltsc2022',
+      images: {
+        flannel: `docker.io/flannel/flannel:${versions['flannel']}`,
+        flannel_cni_plugin: `docker.io/flannel/flannel-cni-plugin:${versions['flannel-cni-plugin']}`,
+        windows_flannel: versions['windows-flannel-image'],
+        windows_kube_proxy: versions['windows-kube-proxy-image'],
+      },
+    });
+  });
+
+  it('takes a full image reference from a versions override as it is, and a bare tag with the upstream repository', () => {
+    const vars = manifestVarsFromPlanVars(
+      planVars({
+        flannel: 'registry.lab:5000/flannel/flannel:v0.26.0',
+        'windows-kube-proxy-image': 'v1.31.2-calico-hostprocess',
+      }),
+      extra,
+    );
+    expect(vars.images.flannel).toBe('registry.lab:5000/flannel/flannel:v0.26.0');
+    expect(vars.images.windows_kube_proxy).toBe(
+      'docker.io/sigwindowstools/kube-proxy:v1.31.2-calico-hostprocess',
+    );
+  });
+
+  it('names a missing versions entry or plan var', () => {
+    const { versions, ...rest } = planVars();
+    const withoutFlannel = { ...versions } as Record<string, string>;
+    delete withoutFlannel['flannel-cni-plugin'];
+    expect(() => manifestVarsFromPlanVars({ ...rest, versions: withoutFlannel }, extra)).toThrow(
+      'plan vars: versions entry "flannel-cni-plugin" is missing',
+    );
+    const { flannel_vni: _vni, ...noVni } = planVars();
+    expect(() => manifestVarsFromPlanVars(noVni, extra)).toThrow(
+      'plan vars: variable "flannel_vni" is missing: expected an integer 1-16777215',
+    );
+  });
+
+  it('rejects an API server port or host that cannot work', () => {
+    expect(() => manifestVarsFromPlanVars(planVars(), { ...extra, apiServerPort: 0 })).toThrow(
+      'variable "api_server_port" is invalid (0)',
+    );
+    expect(() => manifestVarsFromPlanVars(planVars(), { ...extra, apiServerHost: '' })).toThrow(
+      'variable "api_server_host" is invalid ("")',
+    );
+  });
+});
+
+describe('checkManifestVars', () => {
+  it('accepts complete vars and rejects a non-object', () => {
+    expect(() => checkManifestVars('m', DEFAULT_VARS)).not.toThrow();
+    expect(() => checkManifestVars('m', null)).toThrow(
+      new ManifestError('m', 'the manifest vars must be an object'),
+    );
+  });
+
+  it('rejects a fractional or out-of-range VNI', () => {
+    expect(() => checkManifestVars('m', { ...DEFAULT_VARS, flannel_vni: 4096.5 })).toThrow(
+      '"flannel_vni" is invalid (4096.5)',
+    );
+    expect(() => checkManifestVars('m', { ...DEFAULT_VARS, flannel_vni: 2 ** 24 })).toThrow(
+      '"flannel_vni" is invalid (16777216)',
+    );
+  });
+});
