@@ -16,10 +16,9 @@ export class EncryptedBodyError extends Error {}
 
 /** True when a Content-Type header announces an NTLM-encrypted body. */
 export function isEncryptedContentType(contentType: string | undefined): boolean {
+  if (contentType === undefined) return false;
   return (
-    contentType !== undefined &&
-    contentType.toLowerCase().startsWith('multipart/encrypted') &&
-    contentType.includes(ENCRYPTED_PROTOCOL)
+    contentType.toLowerCase().startsWith('multipart/encrypted') && contentType.includes(ENCRYPTED_PROTOCOL)
   );
 }
 

@@ -134,8 +134,9 @@ export function encodeChallenge(options: {
   header.writeUInt32LE(options.flags >>> 0, 20);
   options.serverChallenge.copy(header, 24);
   OUR_VERSION.copy(header, 48);
+  const unicode = (options.flags & 0x1) !== 0;
   return layout(header, [
-    { at: 12, value: utf16(options.targetName) },
+    { at: 12, value: unicode ? utf16(options.targetName) : Buffer.from(options.targetName, 'latin1') },
     { at: 40, value: encodeAvPairs(options.targetInfo) },
   ]);
 }
@@ -149,7 +150,7 @@ export function parseChallenge(buf: Buffer): ChallengeMessage {
   return {
     flags,
     serverChallenge: Buffer.from(buf.subarray(24, 32)),
-    targetName: field(buf, 12).toString('utf16le'),
+    targetName: field(buf, 12).toString(flags & 0x1 ? 'utf16le' : 'latin1'),
     targetInfo: targetInfoRaw.length ? parseAvPairs(targetInfoRaw) : [],
     targetInfoRaw,
     raw: buf,
@@ -186,7 +187,8 @@ export function parseAuthenticate(buf: Buffer): AuthenticateMessage {
   checkHeader(buf, 3);
   if (buf.length < 64) throw new NtlmFormatError('NTLM authenticate message truncated');
   const flags = buf.readUInt32LE(60);
-  const text = (b: Buffer) => b.toString('utf16le');
+  // Strings are UTF-16LE when UNICODE was negotiated, OEM (treated as latin1) otherwise.
+  const text = (b: Buffer) => b.toString(flags & 0x1 ? 'utf16le' : 'latin1');
   // The payload starts after the header; a MIC is there only if the header is 88 bytes long.
   const fieldOffsets = [12, 20, 28, 36, 44, 52]
     .map((at) => (buf.readUInt16LE(at) > 0 ? buf.readUInt32LE(at + 4) : buf.length))

@@ -11,6 +11,7 @@ export class NtlmAuthError extends Error {}
 /** Flags a server built on this code can grant. */
 const SERVER_SUPPORTED =
   (NegotiateFlag.UNICODE |
+    NegotiateFlag.OEM |
     NegotiateFlag.SIGN |
     NegotiateFlag.SEAL |
     NegotiateFlag.NTLM |
@@ -49,8 +50,10 @@ export class NtlmServer {
     const computer = this.options.computerName ?? 'WINRMTEST';
     const domain = this.options.domainName ?? 'WORKGROUP';
     const utf16 = (s: string) => Buffer.from(s, 'utf16le');
-    const flags =
+    let flags =
       ((clientFlags & SERVER_SUPPORTED) | NegotiateFlag.TARGET_INFO | NegotiateFlag.TARGET_TYPE_SERVER) >>> 0;
+    // MS-NLMP 3.2.5.1.1: UNICODE wins when the client offers both encodings.
+    if (flags & NegotiateFlag.UNICODE) flags = (flags & ~NegotiateFlag.OEM) >>> 0;
     this.challengeMessage = encodeChallenge({
       flags,
       serverChallenge: this.serverChallenge,
