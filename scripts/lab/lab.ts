@@ -17,6 +17,8 @@ export interface StartLabOptions {
   standinsDir?: string;
   /** Use loopback addresses even where network namespaces work. */
   noNetns?: boolean;
+  /** sshd port on every host (default 22). */
+  port?: number;
 }
 
 /** A running lab: real sshd hosts, plus the files lab.sh wrote for them. */
@@ -84,7 +86,9 @@ export async function startLab(options: StartLabOptions): Promise<Lab> {
   if (options.noNetns) args.push('--no-netns');
   if (options.standinsDir) args.push('--standins', options.standinsDir);
   const log = openSync(join(dir, 'supervisor.log'), 'a');
-  const child = spawn('bash', [labScriptPath(), ...args], { stdio: ['ignore', log, log] });
+  const env =
+    options.port === undefined ? process.env : { ...process.env, KMX_LAB_PORT: String(options.port) };
+  const child = spawn('bash', [labScriptPath(), ...args], { stdio: ['ignore', log, log], env });
   closeSync(log);
   let exited: number | null | undefined;
   child.on('exit', (code) => {
@@ -104,8 +108,8 @@ export async function startLab(options: StartLabOptions): Promise<Lab> {
     }
     await sleep(20);
   }
-  const env = await readFile(join(dir, 'lab.env'), 'utf8');
-  const mode = /MODE=netns/.test(env) ? 'netns' : 'loopback';
+  const labEnv = await readFile(join(dir, 'lab.env'), 'utf8');
+  const mode = /MODE=netns/.test(labEnv) ? 'netns' : 'loopback';
   const privateKeyPath = join(dir, 'id_ed25519');
   const hosts = parseLabInventory(await readFile(join(dir, 'inventory.yml'), 'utf8'));
   let stopped = false;
