@@ -33,7 +33,11 @@ export const templateModule: Module<TemplateArgs> = {
     }
     let rendered: string;
     try {
-      rendered = renderString(text, { ...context.vars, template_path: local });
+      // Object.create keeps the scope's lazy variables lazy (a spread would render all of them).
+      rendered = renderString(
+        text,
+        Object.assign(Object.create(context.vars) as Record<string, unknown>, { template_path: local }),
+      );
     } catch (error) {
       return { changed: false, failed: true, msg: `template: ${local}: ${(error as Error).message}` };
     }

@@ -97,7 +97,7 @@ export const waitForModule: Module<WaitForArgs> = {
     if (msg !== undefined) args.msg = msg;
     return args;
   },
-  *run(args, context) {
+  *run(args) {
     const what = args.port !== undefined ? `${args.host}:${args.port}` : args.path!;
     let elapsedMs = 0;
     if (args.delay > 0) {

@@ -1,0 +1,25 @@
+export { type ExecuteTaskOptions, executeTask, OMIT, type TaskOutcome } from './execute-task.js';
+export { parseExtraVars } from './extra-vars.js';
+export { type PatternMatch, resolveHostPattern } from './host-pattern.js';
+export {
+  effectiveVars,
+  expandHostRange,
+  groupHosts,
+  groupsOfHost,
+  loadInventory,
+  parseInventory,
+  toInventoryHost,
+} from './inventory.js';
+export { loadPlaybook, parsePlaybook } from './parse-playbook.js';
+export { taskFromPlanStep } from './plan-step.js';
+export { EXIT, emptyStats, exitCodeFor, formatRecap, type HostStats } from './recap.js';
+export {
+  IMPLICIT_LOCALHOST,
+  type PlaybookResult,
+  type RunPlaybookOptions,
+  runPlaybook,
+  type TaskRecord,
+} from './run-playbook.js';
+export { taskSelected } from './tags.js';
+export type * from './types.js';
+export { mergeVars, type VarLayer, withVars } from './vars.js';

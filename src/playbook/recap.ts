@@ -1,0 +1,67 @@
+/** Ansible's per-host counters. `ok` counts every successful task, changed ones included. */
+export interface HostStats {
+  ok: number;
+  changed: number;
+  unreachable: number;
+  failed: number;
+  skipped: number;
+  /** Always 0: kubemix has no block/rescue. */
+  rescued: number;
+  /** Failures that ignore_errors let pass (counted in ok too, as Ansible does). */
+  ignored: number;
+}
+
+/** A fresh counter set. */
+export const emptyStats = (): HostStats => ({
+  ok: 0,
+  changed: 0,
+  unreachable: 0,
+  failed: 0,
+  skipped: 0,
+  rescued: 0,
+  ignored: 0,
+});
+
+/**
+ * ansible-playbook's exit codes (TaskQueueManager: RUN_OK 0, RUN_ERROR 1, RUN_FAILED_HOSTS 2,
+ * RUN_UNREACHABLE_HOSTS 4; the strategy checks unreachable hosts before failed ones, so a run
+ * with both exits 4). kubemix adds 130 for a run interrupted by its AbortSignal.
+ */
+export const EXIT = { ok: 0, error: 1, failedHosts: 2, unreachableHosts: 4, interrupted: 130 } as const;
+
+/** The exit code ansible-playbook would give for these counters. */
+export function exitCodeFor(stats: Record<string, HostStats>): number {
+  const all = Object.values(stats);
+  if (all.some((s) => s.unreachable > 0)) return EXIT.unreachableHosts;
+  if (all.some((s) => s.failed > 0)) return EXIT.failedHosts;
+  return EXIT.ok;
+}
+
+/** What formatRecap needs: counters per host, in the order hosts appeared. */
+export interface RecapInput {
+  stats: Record<string, HostStats>;
+}
+
+/**
+ * Ansible's PLAY RECAP block, without colour:
+ * `host : ok=3    changed=1    unreachable=0    failed=0    skipped=0    rescued=0    ignored=0`.
+ */
+export function formatRecap(result: RecapInput): string {
+  const title = 'PLAY RECAP ';
+  const lines = [`${title}${'*'.repeat(Math.max(3, 79 - title.length))}`];
+  for (const [host, s] of Object.entries(result.stats)) {
+    const field = (name: string, n: number) => `${name}=${String(n).padEnd(4)}`;
+    lines.push(
+      `${host.padEnd(26)} : ${[
+        field('ok', s.ok),
+        field('changed', s.changed),
+        field('unreachable', s.unreachable),
+        field('failed', s.failed),
+        field('skipped', s.skipped),
+        field('rescued', s.rescued),
+        field('ignored', s.ignored),
+      ].join(' ')}`.trimEnd(),
+    );
+  }
+  return `${lines.join('\n')}\n`;
+}
