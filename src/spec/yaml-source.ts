@@ -35,7 +35,17 @@ function oneLine(message: string): string {
 /** Parses YAML text keeping source ranges, so every issue can name its line:column. */
 export function parseYamlSource(text: string, file: string): YamlSource {
   const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
+  let doc: ReturnType<typeof parseDocument>;
+  try {
+    doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true, merge: true });
+  } catch (error) {
+    const message = `YAML error: ${oneLine(error instanceof Error ? error.message : String(error))}`;
+    return {
+      value: undefined,
+      syntaxIssues: [{ file, path: '', line: 1, column: 1, message }],
+      locate: () => undefined,
+    };
+  }
   const at = (offset: number): SourcePosition => {
     const { line, col } = lineCounter.linePos(offset);
     return { line, column: col };
@@ -44,7 +54,10 @@ export function parseYamlSource(text: string, file: string): YamlSource {
     file,
     path: '',
     ...at(error.pos[0]),
-    message: `YAML syntax error: ${oneLine(error.message)}`,
+    message:
+      error.code === 'MULTIPLE_DOCS'
+        ? 'a spec file holds one YAML document; remove the second "---"'
+        : `YAML syntax error: ${oneLine(error.message)}`,
   }));
 
   const locate: PathLocator = (path, options = {}) => {
@@ -83,6 +96,12 @@ export function parseYamlSource(text: string, file: string): YamlSource {
     return best;
   };
 
-  const value = doc.errors.length > 0 ? undefined : doc.toJS({ maxAliasCount: 100 });
-  return { value, syntaxIssues, locate };
+  if (syntaxIssues.length > 0) return { value: undefined, syntaxIssues, locate };
+  try {
+    return { value: doc.toJS({ maxAliasCount: 100 }), syntaxIssues, locate };
+  } catch (error) {
+    // Alias problems (a merge of a missing anchor, an alias bomb) surface only when converting.
+    const message = `YAML error: ${oneLine(error instanceof Error ? error.message : String(error))}`;
+    return { value: undefined, syntaxIssues: [{ file, path: '', line: 1, column: 1, message }], locate };
+  }
 }

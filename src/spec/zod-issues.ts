@@ -41,12 +41,18 @@ export function specErrorMap(issue: RawIssue): string | undefined {
   switch (issue.code) {
     case 'invalid_type':
       if (issue.input === undefined) return `is required (${expectedName(issue.expected)})`;
+      // YAML reads 1.31 or 2022 as numbers: say how to write a string.
+      if (issue.expected === 'string' && typeof issue.input === 'number')
+        return 'must be a string, got a number (put it in quotes)';
       return `must be ${expectedName(issue.expected)}, got ${kindOf(issue.input)}`;
     case 'too_small':
       return bound(issue, '>', issue.minimum);
     case 'too_big':
       return bound(issue, '<', issue.maximum);
     case 'invalid_value':
+      if (typeof issue.input === 'number' && issue.values.includes(String(issue.input))) {
+        return `must be one of ${issue.values.map(quote).join(', ')}, written as a string (put it in quotes)`;
+      }
       return issue.values.length === 1
         ? `must be ${quote(issue.values[0])}`
         : `must be one of ${issue.values.map(quote).join(', ')}`;
