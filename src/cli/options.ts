@@ -2,6 +2,12 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { UsageError } from '../errors/index.js';
 
 type OptionSpec = NonNullable<ParseArgsConfig['options']>;
+type HelpOption = { help: { type: 'boolean'; short: 'h' } };
+
+/** What parseArgs returns for a command's options plus the implicit --help. */
+export type ParsedCommandArgs<T extends OptionSpec> = ReturnType<
+  typeof parseArgs<{ args: string[]; options: T & HelpOption; allowPositionals: true; strict: true }>
+>;
 
 /** Options every spec-taking command accepts: how Kubeinit's short form is completed. */
 export const SHORT_FORM_OPTIONS = {
@@ -21,7 +27,7 @@ export const SHORT_FORM_HELP = `Short-form options (with a spec like k8s-libvirt
   --name NAME                cluster name (default: the short form itself)`;
 
 /** Parses argv for one command; unknown flags and missing values become UsageErrors (exit 2). */
-export function parseCommandArgs<T extends OptionSpec>(command: string, argv: string[], options: T) {
+export function parseCommandArgs<T extends OptionSpec>(command: string, argv: string[], options: T): ParsedCommandArgs<T> {
   try {
     return parseArgs({ args: argv, options: { ...options, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true });
   } catch (error) {

@@ -1,5 +1,14 @@
 /** The only writers to the terminal. Everything kubemix prints goes through here. */
+
+let stdoutClosed = false;
+// `kubemix up --log-format json | head` closes our stdout early: stop writing, keep running.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code === 'EPIPE') stdoutClosed = true;
+  else throw error;
+});
+
 export const out = (text: string): void => {
+  if (stdoutClosed) return;
   process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
 };
 export const err = (text: string): void => {

@@ -1,0 +1,128 @@
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runCli, tempHome } from './run-cli.js';
+
+const localSpec = 'fixtures/cli/local-static.yaml';
+const stackTrace = /^\s+at .+\(.+:\d+:\d+\)$/m;
+
+describe('kubemix plan', () => {
+  it('plans the Kubeinit short form with nothing else given', async () => {
+    const result = await runCli(['plan', 'k8s-libvirt-1-1-1'], { home: tempHome() });
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toContain('Plan for cluster k8s-libvirt-1-1-1');
+    expect(result.stdout).toContain('hypervisor-01');
+    expect(result.stdout).toMatch(/wait-for-hosts \(after create-hosts\)/);
+  });
+
+  it('prints the plan as JSON data with -o json', async () => {
+    const result = await runCli(['plan', 'k8s-libvirt-1-2-1', '--windows-workers', '1', '-o', 'json'], { home: tempHome() });
+    expect(result.exitCode).toBe(0);
+    const plan = JSON.parse(result.stdout) as { tasks: { name: string; needs: string[] }[] };
+    const prepWindows = plan.tasks.find((t) => t.name === 'prepare-windows');
+    expect(prepWindows?.needs).toEqual(['wait-for-hosts']);
+  });
+
+  it('reports every spec problem on its own line with file:line:col, exit 2, no stack trace', async () => {
+    const result = await runCli(['plan', 'fixtures/specs/invalid/several-problems.yaml'], { home: tempHome() });
+    expect(result.exitCode).toBe(2);
+    const lines = result.stderr.trim().split('\n');
+    expect(lines.length).toBeGreaterThan(3);
+    for (const line of lines) expect(line).toMatch(/^fixtures\/specs\/invalid\/several-problems\.yaml:\d+:\d+: /);
+    expect(result.stderr).not.toMatch(stackTrace);
+  });
+
+  it('names a missing spec file in one line', async () => {
+    const result = await runCli(['plan', 'no-such-spec.yaml'], { home: tempHome() });
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(result.stderr).toContain('no-such-spec.yaml');
+  });
+
+  it('rejects unknown flags with exit 2', async () => {
+    const result = await runCli(['plan', 'k8s-libvirt-1-1-1', '--frobnicate'], { home: tempHome() });
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toContain('--frobnicate');
+    expect(result.stderr).not.toMatch(stackTrace);
+  });
+});
+
+describe('kubemix schema and help', () => {
+  it('prints a JSON Schema for editors', async () => {
+    const result = await runCli(['schema'], { home: tempHome() });
+    expect(result.exitCode).toBe(0);
+    const schema = JSON.parse(result.stdout) as { properties: Record<string, unknown> };
+    expect(Object.keys(schema.properties)).toEqual(expect.arrayContaining(['name', 'provider', 'nodes', 'network']));
+  });
+
+  it.each(['plan', 'up', 'down', 'status', 'schema'])('has --help for %s', async (command) => {
+    const result = await runCli([command, '--help'], { home: tempHome() });
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toContain(`Usage: kubemix ${command}`);
+  });
+
+  it('exits 2 on an unknown command', async () => {
+    const result = await runCli(['frobnicate'], { home: tempHome() });
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toContain('unknown command');
+  });
+});
+
+describe('kubemix up / status on a local static cluster', () => {
+  it('runs the built tasks, then fails clearly at the first task not built yet', async () => {
+    const home = tempHome();
+    const result = await runCli(['up', localSpec], { home });
+    expect(result.exitCode).toBe(1);
+    expect(result.stdout).toContain('DONE  prepare-provider');
+    expect(result.stdout).toContain('OK    wait-for-hosts node-1: identify host');
+    expect(result.stdout).toContain('FAIL  prepare-linux');
+    expect(result.stderr).toContain('not implemented yet: prepare-linux');
+    const status = await runCli(['status', localSpec], { home });
+    expect(status.stdout).toMatch(/wait-for-hosts\s+done/);
+    expect(status.stdout).toMatch(/prepare-linux\s+failed/);
+  });
+
+  it('stops after a named task, then resumes without redoing finished tasks', async () => {
+    const home = tempHome();
+    const first = await runCli(['up', localSpec, '--stop-after', 'prepare-provider'], { home });
+    expect(first.exitCode).toBe(0);
+    expect(first.stdout).toContain('run stopped');
+    expect(first.stdout).not.toContain('START wait-for-hosts');
+    const second = await runCli(['up', localSpec, '--stop-after', 'wait-for-hosts'], { home });
+    expect(second.exitCode).toBe(0);
+    expect(second.stdout).toContain('SKIP  prepare-provider (already-done)');
+    expect(second.stdout).toContain('DONE  wait-for-hosts');
+    const redo = await runCli(['up', localSpec, '--from', 'prepare-provider', '--stop-after', 'prepare-provider'], { home });
+    expect(redo.stdout).toContain('DONE  prepare-provider');
+  });
+
+  it('refuses an unknown task name for --stop-before with the valid names', async () => {
+    const result = await runCli(['up', localSpec, '--stop-before', 'prepare-windows'], { home: tempHome() });
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toContain('prepare-windows');
+    expect(result.stderr).toContain('wait-for-hosts');
+  });
+
+  it('writes JSON lines with --log-format json and an event log in the cluster directory', async () => {
+    const home = tempHome();
+    const result = await runCli(['up', localSpec, '--log-format', 'json', '--stop-after', 'wait-for-hosts'], { home });
+    expect(result.exitCode).toBe(0);
+    const events = result.stdout.trim().split('\n').map((line) => JSON.parse(line) as { type: string });
+    expect(events[0]?.type).toBe('run-start');
+    expect(events.at(-1)?.type).toBe('run-end');
+    const runsDir = join(home, 'clusters', 'local-demo', 'runs');
+    expect(existsSync(runsDir)).toBe(true);
+  });
+
+  it('refuses a second run while another holds the cluster lock', async () => {
+    const home = tempHome();
+    const clusterDir = join(home, 'clusters', 'local-demo');
+    await runCli(['up', localSpec, '--stop-after', 'prepare-provider'], { home });
+    // This test process is alive, so a lock naming it belongs to a running kubemix.
+    writeFileSync(join(clusterDir, 'lock'), `${process.pid}\n`);
+    const result = await runCli(['up', localSpec], { home });
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toContain('in use by another kubemix run');
+    expect(readFileSync(join(clusterDir, 'lock'), 'utf8').trim()).toBe(String(process.pid));
+  });
+});
