@@ -229,9 +229,11 @@ export function groupHosts(inventory: Inventory, group: string): string[] {
     for (const h of g.hosts) seen.add(h);
     for (const child of g.children) walk(child, depth + 1);
   };
-  if (group === 'all') return inventory.hosts.map((h) => h.name);
+  // hostVars keeps file order and is complete while inventory.hosts is still being built.
+  const names = Object.keys(inventory.hostVars);
+  if (group === 'all') return names;
   walk(group, 0);
-  return inventory.hosts.map((h) => h.name).filter((h) => seen.has(h));
+  return names.filter((h) => seen.has(h));
 }
 
 /** Depth of a group below `all` (Ansible applies shallower groups' vars first). */

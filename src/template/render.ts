@@ -29,7 +29,8 @@ let state: RenderState = { captured: NOT_CAPTURED };
 
 function createEnvironment(): NjEnvironment {
   installPythonMethods();
-  const env = new nunjucks.Environment([], { autoescape: false, throwOnUndefined: false });
+  // trimBlocks: Ansible renders with trim_blocks=True, so `{% for %}` lines leave no blank line.
+  const env = new nunjucks.Environment([], { autoescape: false, throwOnUndefined: false, trimBlocks: true });
   for (const [name, fn] of Object.entries(FILTERS)) env.addFilter(name, fn);
   for (const [name, fn] of Object.entries(TESTS)) env.addTest(name, fn);
   // Jinja's capitalised literals, which Ansible users write all the time.

@@ -57,7 +57,8 @@ export const scriptModule: Module<ScriptArgs> = {
     const tmpDir =
       typeof context.vars['ansible_remote_tmp'] === 'string' ? context.vars['ansible_remote_tmp'] : '/tmp';
     const digest = createHash('sha256').update(content).digest('hex').slice(0, 16);
-    const remote = `${tmpDir}/.kubemix-script-${digest}-${basename(local)}`;
+    // The host name keeps hosts that share a filesystem (local test hosts) from removing each other's copy.
+    const remote = `${tmpDir}/.kubemix-script-${context.host.name}-${digest}-${basename(local)}`;
     const put = yield { kind: 'put', remotePath: remote, content, mode: 0o700 };
     if (put.failed)
       return {
