@@ -316,9 +316,10 @@ cmd_supervise() {
     wait_host "$dir" "$(host_name "$i")" || fail "$(host_name "$i") did not accept TCP on $(host_address "$MODE" "$ID" "$i"):$PORT within ${READY_TIMEOUT_S}s: $(tail -3 "$dir/hosts/$(host_name "$i")/sshd.log" | tr '\n' ' ')"
   done
   trap - ERR
-  touch "$dir/ready"
-  trap 'RESTART=1' USR1
   RESTART=0
+  # Installed before `ready`: an early start-host must not kill the supervisor with USR1.
+  trap 'RESTART=1' USR1
+  touch "$dir/ready"
   while [ ! -e "$dir/stopping" ]; do
     if [ "$RESTART" = 1 ]; then
       RESTART=0
@@ -378,7 +379,11 @@ restart_requested() {
     rm -f "$f"
     if ! pid_alive "${PIDS[$name]:-}"; then
       start_one "$dir" "$name"
-      if wait_host "$dir" "$name"; then echo up >"$dir/hosts/$name/restarted"; else echo failed >"$dir/hosts/$name/restarted"; fi
+      if wait_host "$dir" "$name"; then
+        echo up >"$dir/hosts/$name/restarted"
+      else
+        echo "failed (pid ${PIDS[$name]} alive: $(pid_alive "${PIDS[$name]}" && echo yes || echo no))" >"$dir/hosts/$name/restarted"
+      fi
     else
       echo up >"$dir/hosts/$name/restarted"
     fi
@@ -435,7 +440,7 @@ cmd_start_host() {
   for n in $(seq 1 $((READY_TIMEOUT_S * 20))); do
     if [ -f "$dir/hosts/$name/restarted" ]; then
       [ "$(cat "$dir/hosts/$name/restarted")" = up ] && return 0
-      die "$name did not come back: $(tail -3 "$dir/hosts/$name/sshd.log" | tr '\n' ' ')"
+      die "$name did not come back: $(cat "$dir/hosts/$name/restarted"): $(tail -3 "$dir/hosts/$name/sshd.log" | tr '\n' ' ')"
     fi
     sleep 0.05
   done
