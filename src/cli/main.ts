@@ -1,21 +1,17 @@
 #!/usr/bin/env node
 import { readFileSync } from 'node:fs';
 import { KubemixError } from '../errors/index.js';
-import { downCommand, downHelp } from './commands/down.js';
-import { planCommand, planHelp } from './commands/plan.js';
-import { schemaCommand, schemaHelp } from './commands/schema.js';
-import { statusCommand, statusHelp } from './commands/status.js';
-import { upCommand, upHelp } from './commands/up.js';
 import { err, out } from './output.js';
 
-type Command = { run: (argv: string[]) => Promise<number>; help: string; summary: string };
+type Command = { load: () => Promise<(argv: string[]) => Promise<number>>; summary: string };
 
+// Commands load lazily: `kubemix run` should not pay for zod, listr2 or the engine it does not use.
 const commands: Record<string, Command> = {
-  plan: { run: planCommand, help: planHelp, summary: 'print the task graph `up` would run, per host' },
-  up: { run: upCommand, help: upHelp, summary: 'build the cluster (resumable)' },
-  down: { run: downCommand, help: downHelp, summary: 'tear the cluster down' },
-  status: { run: statusCommand, help: statusHelp, summary: 'show the state of the last run' },
-  schema: { run: schemaCommand, help: schemaHelp, summary: 'print the JSON Schema of cluster specs' },
+  plan: { load: async () => (await import('./commands/plan.js')).planCommand, summary: 'print the task graph `up` would run, per host' },
+  up: { load: async () => (await import('./commands/up.js')).upCommand, summary: 'build the cluster (resumable)' },
+  down: { load: async () => (await import('./commands/down.js')).downCommand, summary: 'tear the cluster down' },
+  status: { load: async () => (await import('./commands/status.js')).statusCommand, summary: 'show the state of the last run' },
+  schema: { load: async () => (await import('./commands/schema.js')).schemaCommand, summary: 'print the JSON Schema of cluster specs' },
 };
 
 function mainHelp(): string {
@@ -57,7 +53,8 @@ async function main(argv: string[]): Promise<number> {
     return 2;
   }
   try {
-    return await command.run(rest);
+    const run = await command.load();
+    return await run(rest);
   } catch (error) {
     if (error instanceof KubemixError) {
       err(error.message);

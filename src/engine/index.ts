@@ -1,5 +1,3 @@
-export type { TaskGraph } from './graph.js';
-export { ancestorsOf, buildGraph, descendantsOf } from './graph.js';
 export type { ClusterLock } from './lock.js';
 export { acquireLock, lockPath } from './lock.js';
 export { moduleStepExecutor, StepDefinitionError } from './module-step-executor.js';

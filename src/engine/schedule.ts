@@ -1,4 +1,4 @@
-import type { TaskGraph } from './graph.js';
+import type { TaskGraph } from '../plan/graph.js';
 import { runTask, type TaskRunContext, type TaskRunResult } from './run-task.js';
 import type { TaskSummary } from './types.js';
 

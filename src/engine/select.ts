@@ -1,5 +1,5 @@
 import { UsageError } from '../errors/index.js';
-import { ancestorsOf, descendantsOf, type TaskGraph } from './graph.js';
+import { ancestorsOf, descendantsOf, type TaskGraph } from '../plan/graph.js';
 
 /** The task names a run was asked to stop at or redo from. */
 export interface SelectOptions {

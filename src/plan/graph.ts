@@ -1,56 +1,103 @@
-import type { PlanTask } from '../types/plan.js';
+import { InternalError } from '../errors/index.js';
+import type { Plan, PlanTask } from '../types/plan.js';
+
+/** The task graph of a plan, indexed for scheduling: tasks by name, and edges both ways. */
+export interface TaskGraph {
+  /** Tasks in plan order. */
+  tasks: PlanTask[];
+  byName: Map<string, PlanTask>;
+  /** Task name -> names of the tasks that need it directly. */
+  dependents: Map<string, string[]>;
+}
 
 /**
- * Tasks in an order that respects `needs` (Kahn's algorithm, ties kept in plan order).
- * Throws a TypeError on unknown needs or cycles: a plan like that is a programmer error.
+ * Checks that a plan is a DAG (unique names, every `needs` names a task, no cycles) and indexes
+ * it. A bad graph is a bug in the planner, not user input, so it throws an InternalError.
+ */
+export function buildGraph(plan: Plan): TaskGraph {
+  const byName = new Map<string, PlanTask>();
+  for (const task of plan.tasks) {
+    if (byName.has(task.name)) throw new InternalError(`plan has two tasks named "${task.name}"`);
+    byName.set(task.name, task);
+  }
+  const dependents = new Map<string, string[]>(plan.tasks.map((t) => [t.name, []]));
+  for (const task of plan.tasks) {
+    for (const need of task.needs) {
+      if (!byName.has(need)) throw new InternalError(`task "${task.name}" needs unknown task "${need}"`);
+      dependents.get(need)?.push(task.name);
+    }
+  }
+  const cycle = findCycle(plan.tasks, byName);
+  if (cycle) throw new InternalError(`plan has a dependency cycle: ${cycle.join(' needs ')}`);
+  return { tasks: plan.tasks, byName, dependents };
+}
+
+/** Depth-first search along `needs`; returns the first cycle found as a closed path of names. */
+function findCycle(tasks: PlanTask[], byName: Map<string, PlanTask>): string[] | undefined {
+  const colour = new Map<string, 'grey' | 'black'>();
+  const path: string[] = [];
+  const visit = (name: string): string[] | undefined => {
+    const state = colour.get(name);
+    if (state === 'black') return undefined;
+    if (state === 'grey') return [...path.slice(path.indexOf(name)), name];
+    colour.set(name, 'grey');
+    path.push(name);
+    for (const need of byName.get(name)?.needs ?? []) {
+      const cycle = visit(need);
+      if (cycle) return cycle;
+    }
+    path.pop();
+    colour.set(name, 'black');
+    return undefined;
+  };
+  for (const task of tasks) {
+    const cycle = visit(task.name);
+    if (cycle) return cycle;
+  }
+  return undefined;
+}
+
+/** Every task `name` needs, directly or transitively (not including itself). */
+export function ancestorsOf(graph: TaskGraph, name: string): Set<string> {
+  const seen = new Set<string>();
+  const stack = [...(graph.byName.get(name)?.needs ?? [])];
+  while (stack.length > 0) {
+    const next = stack.pop() as string;
+    if (seen.has(next)) continue;
+    seen.add(next);
+    stack.push(...(graph.byName.get(next)?.needs ?? []));
+  }
+  return seen;
+}
+
+/** Every task that needs `name`, directly or transitively (not including itself). */
+export function descendantsOf(graph: TaskGraph, name: string): Set<string> {
+  const seen = new Set<string>();
+  const stack = [...(graph.dependents.get(name) ?? [])];
+  while (stack.length > 0) {
+    const next = stack.pop() as string;
+    if (seen.has(next)) continue;
+    seen.add(next);
+    stack.push(...(graph.dependents.get(next) ?? []));
+  }
+  return seen;
+}
+
+/**
+ * Tasks in an order that respects `needs` (Kahn's algorithm; ready tasks keep plan order), for
+ * printing plans and status. Builds (and so checks) the graph first.
  */
 export function topologicalOrder(tasks: readonly PlanTask[]): PlanTask[] {
-  const byName = new Map(tasks.map((t) => [t.name, t]));
-  const remaining = new Map(tasks.map((t) => [t.name, new Set(t.needs)]));
-  for (const task of tasks) {
-    for (const need of task.needs) if (!byName.has(need)) throw new TypeError(`task ${task.name} needs unknown task ${need}`);
-  }
+  const graph = buildGraph({ tasks: [...tasks] } as Plan);
+  const waiting = new Map(tasks.map((t) => [t.name, t.needs.length]));
   const ordered: PlanTask[] = [];
-  while (remaining.size > 0) {
-    const ready = tasks.filter((t) => remaining.get(t.name)?.size === 0);
-    if (ready.length === 0) throw new TypeError(`task graph has a cycle among: ${[...remaining.keys()].join(', ')}`);
+  while (ordered.length < tasks.length) {
+    const ready = tasks.filter((t) => waiting.get(t.name) === 0);
     for (const task of ready) {
       ordered.push(task);
-      remaining.delete(task.name);
-      for (const needs of remaining.values()) needs.delete(task.name);
+      waiting.delete(task.name);
+      for (const dependent of graph.dependents.get(task.name) ?? []) waiting.set(dependent, (waiting.get(dependent) ?? 0) - 1);
     }
   }
   return ordered;
-}
-
-/** Every task `name` transitively needs (not including itself). */
-export function ancestorsOf(tasks: readonly PlanTask[], name: string): Set<string> {
-  const byName = new Map(tasks.map((t) => [t.name, t]));
-  const found = new Set<string>();
-  const visit = (current: string) => {
-    for (const need of byName.get(current)?.needs ?? []) {
-      if (!found.has(need)) {
-        found.add(need);
-        visit(need);
-      }
-    }
-  };
-  visit(name);
-  return found;
-}
-
-/** Every task that transitively needs `name` (not including itself). */
-export function descendantsOf(tasks: readonly PlanTask[], name: string): Set<string> {
-  const found = new Set<string>();
-  let grew = true;
-  while (grew) {
-    grew = false;
-    for (const task of tasks) {
-      if (!found.has(task.name) && task.needs.some((n) => n === name || found.has(n))) {
-        found.add(task.name);
-        grew = true;
-      }
-    }
-  }
-  return found;
 }

@@ -1,5 +1,5 @@
 export { buildPlan, type BuildPlanOptions } from './build-plan.js';
 export { buildTeardownPlan } from './teardown-plan.js';
 export { formatPlan } from './format-plan.js';
-export { ancestorsOf, descendantsOf, topologicalOrder } from './graph.js';
+export { ancestorsOf, buildGraph, descendantsOf, type TaskGraph, topologicalOrder } from './graph.js';
 export { LOCALHOST, plannedHosts } from './hosts.js';

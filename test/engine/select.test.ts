@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { buildGraph, selectTasks } from '../../src/engine/index.js';
+import { selectTasks } from '../../src/engine/index.js';
+import { buildGraph } from '../../src/plan/index.js';
 import { makePlan, task } from './helpers.js';
 
 // a -> b -> c, a -> x (x is independent of b and c), c and x -> z

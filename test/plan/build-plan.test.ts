@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ancestorsOf, buildPlan, buildTeardownPlan, formatPlan, topologicalOrder } from '../../src/plan/index.js';
+import { ancestorsOf, buildGraph, buildPlan, buildTeardownPlan, formatPlan, topologicalOrder } from '../../src/plan/index.js';
 import { clusterSpecSchema, type ClusterSpecInput } from '../../src/spec/schema.js';
 import { loadVersions } from '../../src/versions/versions.js';
 
@@ -53,7 +53,7 @@ describe('buildPlan', () => {
 
   it('does not make Windows preparation wait for control-plane init', () => {
     const p = plan(staticSpec());
-    const prepAncestors = ancestorsOf(p.tasks, 'prepare-windows');
+    const prepAncestors = ancestorsOf(buildGraph(p), 'prepare-windows');
     expect(prepAncestors.has('init-control-plane')).toBe(false);
     expect(prepAncestors.has('prepare-linux')).toBe(false);
     expect([...prepAncestors].sort()).toEqual(['prepare-provider', 'wait-for-hosts']);
