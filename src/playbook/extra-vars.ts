@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import { UsageError } from '../errors/index.js';
 import { tokenize } from './free-form.js';
+import { ANSIBLE_YAML } from './yaml-source.js';
 
 /**
  * Parses `-e/--extra-vars` values as ansible-playbook does: `key=value key2=value2` (strings),
@@ -42,7 +43,7 @@ export function parseExtraVars(values: string[]): Record<string, unknown> {
 function mapping(text: string, where: string): Record<string, unknown> {
   let parsed: unknown;
   try {
-    parsed = parse(text, { version: '1.1' });
+    parsed = parse(text, ANSIBLE_YAML);
   } catch (error) {
     throw new UsageError(`${where}: not valid JSON/YAML: ${(error as Error).message.split('\n')[0]}`);
   }

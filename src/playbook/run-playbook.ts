@@ -15,6 +15,7 @@ import { EXIT, emptyStats, exitCodeFor, type HostStats } from './recap.js';
 import { taskSelected } from './tags.js';
 import type { Inventory, Play, Playbook, Task } from './types.js';
 import { mergeVars } from './vars.js';
+import { ANSIBLE_YAML } from './yaml-source.js';
 
 /** Options of {@link runPlaybook}. */
 export interface RunPlaybookOptions {
@@ -426,7 +427,7 @@ export async function runPlaybook(options: RunPlaybookOptions): Promise<Playbook
       const path = isAbsolute(name) ? name : join(playbook.dir, name);
       let parsed: unknown;
       try {
-        parsed = parseYaml(await readFile(path, 'utf8'), { version: '1.1' });
+        parsed = parseYaml(await readFile(path, 'utf8'), ANSIBLE_YAML);
       } catch (error) {
         throw new SpecError([
           {

@@ -1,6 +1,35 @@
-import { type Document, isMap, isPair, isScalar, isSeq, LineCounter, type Node, parseDocument } from 'yaml';
+import {
+  type Document,
+  type DocumentOptions,
+  isMap,
+  isPair,
+  isScalar,
+  isSeq,
+  LineCounter,
+  type Node,
+  type ParseOptions,
+  parseDocument,
+  type SchemaOptions,
+  type Tags,
+} from 'yaml';
 import type { SpecIssue } from '../errors/index.js';
 import type { SourceLocation } from './types.js';
+
+const PY_TRUE = /^(?:[Yy]es|YES|[Tt]rue|TRUE|[Oo]n|ON)$/;
+const PY_FALSE = /^(?:[Nn]o|NO|[Ff]alse|FALSE|[Oo]ff|OFF)$/;
+
+/**
+ * YAML as Ansible reads it (PyYAML, YAML 1.1): yes/no/on/off are booleans and 0644 is octal,
+ * but unlike the `yaml` package's 1.1 schema, a bare y or n stays a string.
+ */
+export const ANSIBLE_YAML: ParseOptions & DocumentOptions & SchemaOptions = {
+  version: '1.1',
+  customTags: (tags: Tags) =>
+    tags.map((tag) => {
+      if (typeof tag !== 'object' || tag.tag !== 'tag:yaml.org,2002:bool' || !('test' in tag)) return tag;
+      return { ...tag, test: tag.identify?.(true) ? PY_TRUE : PY_FALSE } as typeof tag;
+    }),
+};
 
 /** A YAML file parsed with positions, so every problem can name file, path and line:column. */
 export class YamlSource {
@@ -12,9 +41,8 @@ export class YamlSource {
     readonly file: string,
     text: string,
   ) {
-    // YAML 1.1, as Ansible (PyYAML) reads it: yes/no/on/off are booleans, 0644 is octal.
     this.doc = parseDocument(text, {
-      version: '1.1',
+      ...ANSIBLE_YAML,
       lineCounter: this.lines,
       prettyErrors: false,
       uniqueKeys: true,
