@@ -125,4 +125,17 @@ describe('kubemix up / status on a local static cluster', () => {
     expect(result.stderr).toContain('in use by another kubemix run');
     expect(readFileSync(join(clusterDir, 'lock'), 'utf8').trim()).toBe(String(process.pid));
   });
+
+  it('runs down as its own resumable plan, and refuses it while an up holds the lock', async () => {
+    const home = tempHome();
+    const clusterDir = join(home, 'clusters', 'local-demo');
+    const down = await runCli(['down', localSpec], { home });
+    expect(down.exitCode).toBe(1);
+    expect(down.stderr).toContain('not implemented yet: cleanup');
+    expect(existsSync(join(clusterDir, 'teardown', 'state.json'))).toBe(true);
+    writeFileSync(join(clusterDir, 'lock'), `${process.pid}\n`);
+    const locked = await runCli(['down', localSpec], { home });
+    expect(locked.exitCode).toBe(1);
+    expect(locked.stderr).toContain('in use by another kubemix run');
+  });
 });

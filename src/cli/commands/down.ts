@@ -1,3 +1,4 @@
+import { acquireLock } from '../../engine/index.js';
 import { loadClusterContext } from '../cluster-context.js';
 import { choiceOption, intOption, onePositional, parseCommandArgs, SHORT_FORM_HELP, SHORT_FORM_OPTIONS } from '../options.js';
 import { out } from '../output.js';
@@ -19,9 +20,15 @@ export async function downCommand(argv: string[]): Promise<number> {
   const forks = intOption('forks', values.forks, { min: 1 });
   const logFormat = choiceOption('log-format', values['log-format'], ['text', 'json'] as const) ?? 'text';
   const context = await loadClusterContext(onePositional('down', positionals, 'spec'), values);
-  // Teardown keeps its own state beside the build's, so a half-done `down` resumes too.
-  return runPlanWithRenderers(context.downPlan(), `${context.clusterDir}/teardown`, {
-    logFormat,
-    ...(forks !== undefined ? { forks } : {}),
-  });
+  // Teardown keeps its own state beside the build's, so a half-done `down` resumes too; it also
+  // holds the build's lock, so `down` never runs under a live `up` (and the reverse).
+  const buildLock = await acquireLock(context.clusterDir);
+  try {
+    return await runPlanWithRenderers(context.downPlan(), `${context.clusterDir}/teardown`, {
+      logFormat,
+      ...(forks !== undefined ? { forks } : {}),
+    });
+  } finally {
+    await buildLock.release();
+  }
 }
