@@ -179,8 +179,11 @@ export function parseDurationSec(text: string | undefined): number | undefined {
 /** Parses a SOAP envelope (request or response). Throws WinrmProtocolError when it is not one. */
 export function parseEnvelope(xml: string): ParsedEnvelope {
   let doc: XmlNode;
+  // Stream elements carry up to hundreds of KB of base64; the generic XML parser is slow on big
+  // text nodes, so they are lifted out before parsing and put back afterwards.
+  const { light, streams } = liftStreams(xml);
   try {
-    doc = parser.parse(xml);
+    doc = parser.parse(light);
   } catch (error) {
     throw new WinrmProtocolError(`response is not XML: ${(error as Error).message}`, { cause: error });
   }
@@ -211,9 +214,50 @@ export function parseEnvelope(xml: string): ParsedEnvelope {
   const maxEnvelope = Number(textOf(header.MaxEnvelopeSize));
   if (Number.isFinite(maxEnvelope) && maxEnvelope > 0) result.maxEnvelopeSize = maxEnvelope;
   if (body.Fault) result.fault = parseFault(body.Fault);
+  if (streams.length) {
+    for (const holder of [body.Send, body.ReceiveResponse]) {
+      for (const stream of (holder?.Stream ?? []) as XmlNode[]) {
+        const text = textOf(stream);
+        if (text?.startsWith(STREAM_PLACEHOLDER))
+          stream['#text'] = streams[Number(text.slice(STREAM_PLACEHOLDER.length))];
+      }
+    }
+  }
   return result;
 }
 
+const STREAM_PLACEHOLDER = 'kubemix-stream-';
+
+/** Replaces the content of large `Stream` elements with placeholders (indexOf scan, no regex). */
+function liftStreams(xml: string): { light: string; streams: string[] } {
+  const streams: string[] = [];
+  const parts: string[] = [];
+  let at = 0;
+  let cursor = 0;
+  for (;;) {
+    const tag = xml.indexOf('Stream', cursor);
+    if (tag < 0) break;
+    cursor = tag + 6;
+    // Only an opening tag `<Stream ...>` or `<prefix:Stream ...>` followed by text counts.
+    const lt = xml.lastIndexOf('<', tag);
+    if (lt < 0 || xml[lt + 1] === '/' || /[\s>]/.test(xml.slice(lt + 1, tag))) continue;
+    const next = xml[tag + 6];
+    if (next !== ' ' && next !== '>') continue;
+    const gt = xml.indexOf('>', tag);
+    if (gt < 0 || xml[gt - 1] === '/') continue;
+    const end = xml.indexOf('<', gt);
+    if (end < 0) break;
+    if (end - gt - 1 >= 512) {
+      parts.push(xml.slice(at, gt + 1), `${STREAM_PLACEHOLDER}${streams.length}`);
+      streams.push(xml.slice(gt + 1, end));
+      at = end;
+    }
+    cursor = end;
+  }
+  if (!streams.length) return { light: xml, streams };
+  parts.push(xml.slice(at));
+  return { light: parts.join(''), streams };
+}
 /** Extracts code, subcode, WSManFault code and message from a parsed s:Fault. */
 export function parseFault(fault: XmlNode): WsmanFaultInfo {
   const code = textOf(fault?.Code?.Value)?.trim() ?? 'unknown';
