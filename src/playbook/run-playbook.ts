@@ -333,7 +333,8 @@ export async function runPlaybook(options: RunPlaybookOptions): Promise<Playbook
       outcome: TaskOutcome,
       applyTo: InventoryHost[],
     ) => {
-      const s = (stats[host.name] ??= emptyStats());
+      stats[host.name] ??= emptyStats();
+      const s = stats[host.name]!;
       if (outcome.unreachable) {
         s.unreachable++;
         drop(host.name);
@@ -353,8 +354,14 @@ export async function runPlaybook(options: RunPlaybookOptions): Promise<Playbook
         if (outcome.ignored) s.ignored++;
       }
       for (const h of applyTo) {
-        if (task.register) (registered[h.name] ??= {})[task.register] = outcome.registered;
-        if (Object.keys(outcome.facts).length > 0) Object.assign((facts[h.name] ??= {}), outcome.facts);
+        if (task.register) {
+          registered[h.name] ??= {};
+          registered[h.name]![task.register] = outcome.registered;
+        }
+        if (Object.keys(outcome.facts).length > 0) {
+          facts[h.name] ??= {};
+          Object.assign(facts[h.name]!, outcome.facts);
+        }
       }
       if (outcome.notify && task.notify.length > 0) {
         for (const name of task.notify) {

@@ -51,8 +51,12 @@ describe('every-keyword.yml on local hosts', () => {
   it('left the files the modules and handlers wrote', async () => {
     for (const host of ['web1', 'web2', 'db1']) {
       const dir = join(work, host);
-      expect(await readFile(join(dir, 'config.txt'), 'utf8')).toBe('name=kubemix-demo\nmode=final\nadded=yes\n');
-      expect(await readFile(join(dir, 'app.conf'), 'utf8')).toContain(`# kubemix-demo on ${host}\ncolour=blue\nreplicas=2\n`);
+      expect(await readFile(join(dir, 'config.txt'), 'utf8')).toBe(
+        'name=kubemix-demo\nmode=final\nadded=yes\n',
+      );
+      expect(await readFile(join(dir, 'app.conf'), 'utf8')).toContain(
+        `# kubemix-demo on ${host}\ncolour=blue\nreplicas=2\n`,
+      );
       expect(await readFile(join(dir, 'handler-config'), 'utf8')).toBe('config handler ran\n');
       expect(await readFile(join(dir, 'handler-app'), 'utf8')).toBe('app handler ran\n');
       expect(await readFile(join(dir, 'counter'), 'utf8')).toBe('3\n');
@@ -84,7 +88,9 @@ describe('every-keyword.yml on local hosts', () => {
   it('prints an Ansible-like recap', () => {
     const recap = formatRecap(result);
     expect(recap.split('\n')[0]).toMatch(/^PLAY RECAP \*+$/);
-    expect(recap).toContain('web1                       : ok=34   changed=21   unreachable=0    failed=0    skipped=1    rescued=0    ignored=1');
+    expect(recap).toContain(
+      'web1                       : ok=34   changed=21   unreachable=0    failed=0    skipped=1    rescued=0    ignored=1',
+    );
   });
 
   it('runs only the tasks selected by --tags (never-tagged cleanup included when asked)', async () => {
@@ -96,7 +102,11 @@ describe('every-keyword.yml on local hosts', () => {
       tags: ['cleanup'],
     });
     expect(second.exitCode).toBe(0);
-    expect(second.records.map((r) => r.task)).toEqual(['only with --tags cleanup', 'only with --tags cleanup', 'only with --tags cleanup']);
+    expect(second.records.map((r) => r.task)).toEqual([
+      'only with --tags cleanup',
+      'only with --tags cleanup',
+      'only with --tags cleanup',
+    ]);
     for (const host of ['web1', 'web2', 'db1']) expect(existsSync(join(work, host))).toBe(false);
   });
 });

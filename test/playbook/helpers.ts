@@ -26,7 +26,8 @@ export async function fixtureInventory(name: string) {
  * connection at all (the factory refuses, as a transport whose connect fails would).
  */
 export const localTransports: TransportFactory = (host) => {
-  if (host.name.startsWith('unreachable')) throw new ConnectionError(host.name, 'connection refused (test host without a transport)');
+  if (host.name.startsWith('unreachable'))
+    throw new ConnectionError(host.name, 'connection refused (test host without a transport)');
   return new LocalTransport(host.name);
 };
 

@@ -2,7 +2,12 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SpecError } from '../../src/errors/index.js';
-import { expandHostRange, groupsOfHost, parseInventory, resolveHostPattern } from '../../src/playbook/index.js';
+import {
+  expandHostRange,
+  groupsOfHost,
+  parseInventory,
+  resolveHostPattern,
+} from '../../src/playbook/index.js';
 import { FIXTURES } from './helpers.js';
 
 const load = async (name: string) => {
@@ -27,7 +32,12 @@ describe('parseInventory', () => {
     });
     expect(cp1.vars).toMatchObject({ node_role: 'control-plane', ansible_user: 'root' });
     const win = inventory.hosts.find((h) => h.name === 'win1')!;
-    expect(win).toMatchObject({ os: 'windows', connection: 'winrm', port: 5985, credentials: { user: 'Administrator', password: { env: 'WIN_PASSWORD' } } });
+    expect(win).toMatchObject({
+      os: 'windows',
+      connection: 'winrm',
+      port: 5985,
+      credentials: { user: 'Administrator', password: { env: 'WIN_PASSWORD' } },
+    });
     expect(inventory.hosts[1]).toMatchObject({ address: 'worker01', group: 'linux_workers', role: 'worker' });
     expect(groupsOfHost(inventory, 'worker02')).toEqual(['k8s', 'linux_workers']);
     expect(inventory.groupVars['linux_workers']).toEqual({ node_role: 'worker' });

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { SpecError } from '../../src/errors/index.js';
+import type { SpecError } from '../../src/errors/index.js';
 import { loadPlaybook, parseExtraVars, parsePlaybook } from '../../src/playbook/index.js';
 import { FIXTURES } from './helpers.js';
 
@@ -19,15 +19,46 @@ describe('parsePlaybook', () => {
     const playbook = await loadPlaybook(join(FIXTURES, 'playbooks/every-keyword.yml'));
     expect(playbook.dir).toBe(join(FIXTURES, 'playbooks'));
     const [play] = playbook.plays;
-    expect(play).toMatchObject({ name: 'every keyword', hosts: 'all', gatherFacts: false, tags: ['demo'], varsFiles: ['vars/common.yml'], environment: { KMX_PLAY_ENV: 'from-play' } });
+    expect(play).toMatchObject({
+      name: 'every keyword',
+      hosts: 'all',
+      gatherFacts: false,
+      tags: ['demo'],
+      varsFiles: ['vars/common.yml'],
+      environment: { KMX_PLAY_ENV: 'from-play' },
+    });
     const tasks = play!.sections[1]!;
     const byName = (name: string) => tasks.find((t) => t.name === name)!;
-    expect(byName('make the host directory')).toMatchObject({ module: 'file', args: { mode: '0755', state: 'directory' } });
-    expect(byName('write a config file')).toMatchObject({ module: 'copy', notify: ['config changed'], args: { mode: 0o640 } });
-    expect(byName('read the config back')).toMatchObject({ module: 'command', args: { _raw_params: 'cat {{ host_dir }}/config.txt' }, register: 'config', changedWhen: false });
-    expect(byName('loop over items with a condition per item')).toMatchObject({ loop: '{{ packages_wanted }}', loopVar: 'pkg', indexVar: 'pkg_index', when: "pkg != 'beta'" });
-    expect(byName('with_items flattens one level')).toMatchObject({ loopFlatten: true, loop: [['x', 'y'], 'z'] });
-    expect(byName('count attempts until the counter reaches 3')).toMatchObject({ retries: 5, delay: 0, until: 'counter.stdout | int >= 3' });
+    expect(byName('make the host directory')).toMatchObject({
+      module: 'file',
+      args: { mode: '0755', state: 'directory' },
+    });
+    expect(byName('write a config file')).toMatchObject({
+      module: 'copy',
+      notify: ['config changed'],
+      args: { mode: 0o640 },
+    });
+    expect(byName('read the config back')).toMatchObject({
+      module: 'command',
+      args: { _raw_params: 'cat {{ host_dir }}/config.txt' },
+      register: 'config',
+      changedWhen: false,
+    });
+    expect(byName('loop over items with a condition per item')).toMatchObject({
+      loop: '{{ packages_wanted }}',
+      loopVar: 'pkg',
+      indexVar: 'pkg_index',
+      when: "pkg != 'beta'",
+    });
+    expect(byName('with_items flattens one level')).toMatchObject({
+      loopFlatten: true,
+      loop: [['x', 'y'], 'z'],
+    });
+    expect(byName('count attempts until the counter reaches 3')).toMatchObject({
+      retries: 5,
+      delay: 0,
+      until: 'counter.stdout | int >= 3',
+    });
     expect(byName('run on the controller').delegateTo).toBe('localhost');
     expect(byName('run once for the whole play').runOnce).toBe(true);
     expect(byName('a failure that is ignored').ignoreErrors).toBe(true);
@@ -76,11 +107,15 @@ describe('parsePlaybook', () => {
     expect(issuesOf('- hosts: all\n  tasks: [\n')).toHaveLength(1);
     expect(issuesOf('- hosts: all\n  tasks: [\n')[0]).toMatch(/^3:1 : /);
     expect(issuesOf('hosts: all\n')).toEqual(['1:1 : a playbook must be a list of plays']);
-    expect(issuesOf('- tasks: []\n')).toEqual(['1:3 0: a play needs "hosts" (a host pattern such as all or a group name)']);
+    expect(issuesOf('- tasks: []\n')).toEqual([
+      '1:3 0: a play needs "hosts" (a host pattern such as all or a group name)',
+    ]);
   });
 
   it('reads YAML 1.1 booleans and octal modes like Ansible', () => {
-    const playbook = parsePlaybook('- hosts: all\n  become: yes\n  tasks:\n    - file: { path: /x, mode: 0644 }\n      ignore_errors: on\n');
+    const playbook = parsePlaybook(
+      '- hosts: all\n  become: yes\n  tasks:\n    - file: { path: /x, mode: 0644 }\n      ignore_errors: on\n',
+    );
     expect(playbook.plays[0]!.become).toBe(true);
     expect(playbook.plays[0]!.sections[1]![0]).toMatchObject({ args: { mode: 0o644 }, ignoreErrors: true });
   });
@@ -88,7 +123,11 @@ describe('parsePlaybook', () => {
 
 describe('parseExtraVars', () => {
   it('accepts key=value, JSON and YAML mappings; later values win', () => {
-    expect(parseExtraVars(['a=1 b="two words"', '{"c": [1, 2]}', 'a=3'])).toEqual({ a: '3', b: 'two words', c: [1, 2] });
+    expect(parseExtraVars(['a=1 b="two words"', '{"c": [1, 2]}', 'a=3'])).toEqual({
+      a: '3',
+      b: 'two words',
+      c: [1, 2],
+    });
     expect(() => parseExtraVars(['novalue'])).toThrow(/not key=value/);
   });
 });

@@ -52,7 +52,10 @@ describe('runPlaybook', () => {
     expect(existsSync(join(work, 'db1-2'))).toBe(false);
     expect(existsSync(join(work, 'db1-3'))).toBe(false);
     expect(existsSync(join(work, 'web2-3'))).toBe(true);
-    expect(result.records.find((r) => r.host === 'db1')).toMatchObject({ status: 'failed', msg: 'db1 is broken' });
+    expect(result.records.find((r) => r.host === 'db1')).toMatchObject({
+      status: 'failed',
+      msg: 'db1 is broken',
+    });
   });
 
   it('reports unreachable hosts, lets the others finish, and exits 4 (before 2)', async () => {
@@ -81,7 +84,9 @@ all:
     expect(result.stats['unreachable1']).toMatchObject({ unreachable: 1, ok: 0 });
     expect(result.stats['web1']).toMatchObject({ ok: 2, changed: 2, skipped: 1 });
     expect(result.stats['db1']).toMatchObject({ failed: 1 });
-    expect(events.filter((e) => e.type === 'host-unreachable').map((e) => (e as { host: string }).host)).toEqual(['unreachable1']);
+    expect(
+      events.filter((e) => e.type === 'host-unreachable').map((e) => (e as { host: string }).host),
+    ).toEqual(['unreachable1']);
     expect(existsSync(join(work, 'web1'))).toBe(true);
   });
 
@@ -103,7 +108,15 @@ all:
       check: true,
     });
     expect(result.exitCode).toBe(0);
-    expect(result.stats['web1']).toEqual({ ok: 5, changed: 3, unreachable: 0, failed: 0, skipped: 1, rescued: 0, ignored: 0 });
+    expect(result.stats['web1']).toEqual({
+      ok: 5,
+      changed: 3,
+      unreachable: 0,
+      failed: 0,
+      skipped: 1,
+      rescued: 0,
+      ignored: 0,
+    });
     expect(existsSync(join(work, 'new.txt'))).toBe(false);
     expect(existsSync(join(work, 'dir'))).toBe(false);
     expect(existsSync(join(work, 'by-command'))).toBe(false);
@@ -153,9 +166,18 @@ all:
     expect(Object.keys(result.stats)).toEqual(['web1', 'web2']);
     expect(await readFile(join(work, 'web1'), 'utf8')).toBe('extra\n');
     // forks: 1 runs hosts one after the other: web1 ends before web2 starts.
-    const order = events.filter((e) => e.type === 'step-start' || e.type === 'step-end').map((e) => `${e.type}:${(e as { host: string }).host}`);
+    const order = events
+      .filter((e) => e.type === 'step-start' || e.type === 'step-end')
+      .map((e) => `${e.type}:${(e as { host: string }).host}`);
     expect(order).toEqual(['step-start:web1', 'step-end:web1', 'step-start:web2', 'step-end:web2']);
-    await expect(runPlaybook({ playbook: playbook('- hosts: all\n  tasks: [{ command: "true" }]\n'), inventory, transports: localTransports, limit: 'nosuchhost' })).rejects.toThrow(UsageError);
+    await expect(
+      runPlaybook({
+        playbook: playbook('- hosts: all\n  tasks: [{ command: "true" }]\n'),
+        inventory,
+        transports: localTransports,
+        limit: 'nosuchhost',
+      }),
+    ).rejects.toThrow(UsageError);
   });
 
   it('fails a task with an undefined variable naming it, and ignore_errors carries on', async () => {

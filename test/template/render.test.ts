@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { evaluateCondition, evaluateExpression, renderString, renderValue, TemplateRenderError } from '../../src/template/index.js';
+import {
+  evaluateCondition,
+  evaluateExpression,
+  renderString,
+  renderValue,
+  TemplateRenderError,
+} from '../../src/template/index.js';
 
 const vars = {
   n: 5,
@@ -21,7 +27,9 @@ describe('renderValue', () => {
 
   it('renders mixed text to a string and recurses into objects and arrays', () => {
     expect(renderValue('n={{ n }} a={{ dict.a }}', vars)).toBe('n=5 a=x');
-    expect(renderValue({ key: ['{{ n }}', 'plain', { deep: '{{ text | lower }}' }] }, vars)).toEqual({ key: [5, 'plain', { deep: 'hello world' }] });
+    expect(renderValue({ key: ['{{ n }}', 'plain', { deep: '{{ text | lower }}' }] }, vars)).toEqual({
+      key: [5, 'plain', { deep: 'hello world' }],
+    });
     expect(renderValue(42, vars)).toBe(42);
   });
 
@@ -53,7 +61,7 @@ describe('filters', () => {
   const r = (expr: string) => renderValue(`{{ ${expr} }}`, vars);
   it('converts data', () => {
     expect(r('dict | to_json')).toBe('{"a":"x","nested":{"b":true}}');
-    expect(r("'{\"a\": [1]}' | from_json")).toEqual({ a: [1] });
+    expect(r('\'{"a": [1]}\' | from_json')).toEqual({ a: [1] });
     expect(r('dict | to_yaml')).toBe('a: x\nnested:\n  b: true\n');
     expect(r("'aGVsbG8=' | b64decode")).toBe('hello');
     expect(r("'hello' | b64encode")).toBe('aGVsbG8=');
@@ -68,7 +76,7 @@ describe('filters', () => {
     expect(r("'off' | bool")).toBe(false);
     expect(r("'42' | int")).toBe(42);
     expect(r("'x' | int")).toBe(0);
-    expect(r("\"it's\" | quote")).toBe(`'it'"'"'s'`);
+    expect(r('"it\'s" | quote')).toBe(`'it'"'"'s'`);
     expect(r("'safe-word' | quote")).toBe('safe-word');
     expect(r("'/etc/kubernetes/admin.conf' | basename")).toBe('admin.conf');
     expect(r("'/etc/kubernetes/admin.conf' | dirname")).toBe('/etc/kubernetes');
