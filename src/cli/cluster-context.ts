@@ -41,7 +41,7 @@ export async function loadClusterContext(argument: string, values: Record<string
     source,
     versions,
     clusterDir,
-    upPlan: () => buildPlan({ spec, versions }),
-    downPlan: () => buildTeardownPlan({ spec, versions }),
+    upPlan: () => buildPlan({ spec, versions, clusterDir }),
+    downPlan: () => buildTeardownPlan({ spec, versions, clusterDir }),
   };
 }

@@ -85,6 +85,7 @@ export async function runHost(ctx: HostRunContext): Promise<HostRunResult> {
     const { transport } = connected;
     for (const [index, step] of task.steps.entries()) {
       if (ctx.signal.aborted) return { status: 'interrupted' };
+      if (step.os !== undefined && step.os !== host.os) continue;
       if (step.runOnce && ctx.hostIndex > 0) {
         if (!(await ctx.gate.wait(index))) return { status: 'ok' };
         continue;

@@ -1,6 +1,7 @@
 import type { ClusterSpec } from '../spec/schema.js';
 import type { InventoryHost } from '../types/inventory.js';
 import type { ClusterTaskName, Plan, PlanStep, PlanTask } from '../types/plan.js';
+import { manifestVarsFromPlanVars } from '../manifests/vars.js';
 import type { Versions } from '../versions/versions.js';
 import { LOCALHOST, plannedHosts } from './hosts.js';
 import { credentialPreflightSteps, waitForHostSteps } from './preflight-steps.js';
@@ -9,6 +10,16 @@ import { credentialPreflightSteps, waitForHostSteps } from './preflight-steps.js
 export interface BuildPlanOptions {
   spec: ClusterSpec;
   versions: Versions;
+  /** The cluster directory on the machine running kubemix (admin.conf lands there). */
+  clusterDir?: string;
+}
+
+const API_SERVER_PORT = 6443;
+
+/** host[:port] -> [host, port], defaulting to the API server port. */
+function splitEndpoint(endpoint: string): [string, number] {
+  const match = /^(.*?)(?::(\d+))?$/.exec(endpoint)!;
+  return [match[1]!, match[2] ? Number(match[2]) : API_SERVER_PORT];
 }
 
 const names = (hosts: InventoryHost[]) => hosts.map((h) => h.name);
@@ -29,7 +40,7 @@ interface TaskDraft {
  * Tasks whose steps are not built yet are kept in the graph with `implemented: false`, so
  * `up` fails on them by name instead of pretending.
  */
-export function buildPlan({ spec, versions }: BuildPlanOptions): Plan {
+export function buildPlan({ spec, versions, clusterDir = '' }: BuildPlanOptions): Plan {
   const hosts = plannedHosts(spec);
   const nodes = hosts.filter((h) => h.role === 'control-plane' || h.role === 'worker');
   const controllers = nodes.filter((h) => h.role === 'control-plane');
@@ -103,19 +114,38 @@ export function buildPlan({ spec, versions }: BuildPlanOptions): Plan {
     implemented: draft.steps !== undefined,
   }));
 
+  // The API address every node and the Windows flannel override use: the load-balanced endpoint
+  // when there is one, else the first controller.
+  const [apiServerHost, apiServerPort] = splitEndpoint(
+    spec.nodes.controlPlane.endpoint ?? `${controllers[0]?.address ?? ''}:${API_SERVER_PORT}`,
+  );
+  const networkVars = {
+    pod_cidr: spec.network.podCIDR,
+    service_cidr: spec.network.serviceCIDR,
+    flannel_backend: spec.network.flannel.backend,
+    flannel_vni: spec.network.flannel.vni,
+    flannel_port: spec.network.flannel.port,
+    versions: { ...versions },
+  };
+  const manifestVars = manifestVarsFromPlanVars(networkVars, {
+    apiServerHost: apiServerHost || 'pending',
+    apiServerPort,
+    windowsVersion: windowsWorkers[0]?.windowsVersion ?? '2022',
+  });
+
   return {
     cluster: spec.name,
     hosts: provider === 'libvirt' ? hosts : [LOCALHOST, ...hosts],
     tasks,
     vars: {
+      ...manifestVars,
+      ...networkVars,
       cluster_name: spec.name,
-      kubernetes_version: spec.kubernetes.version ?? versions['kubernetes'],
-      pod_cidr: spec.network.podCIDR,
-      service_cidr: spec.network.serviceCIDR,
-      flannel_backend: spec.network.flannel.backend,
-      flannel_vni: spec.network.flannel.vni,
-      flannel_port: spec.network.flannel.port,
-      versions: { ...versions },
+      cluster_dir: clusterDir,
+      kubernetes_version: (spec.kubernetes.version ?? versions['kubernetes'] ?? '').replace(/^v/, ''),
+      control_plane_endpoint: `${apiServerHost}:${apiServerPort}`,
+      first_controller: controllers[0]?.name ?? '',
+      controller_count: controllers.length,
     },
   };
 }

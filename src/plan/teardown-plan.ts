@@ -7,7 +7,7 @@ import { buildPlan } from './build-plan.js';
  * The plan `kubemix down` runs: `cleanup` (kubeadm reset on every node, cluster files removed),
  * then, for providers that created machines, destroying them. Static machines are left, clean.
  */
-export function buildTeardownPlan(options: { spec: ClusterSpec; versions: Versions }): Plan {
+export function buildTeardownPlan(options: { spec: ClusterSpec; versions: Versions; clusterDir?: string }): Plan {
   const up = buildPlan(options);
   const nodes = up.hosts.filter((h) => h.role === 'control-plane' || h.role === 'worker').map((h) => h.name);
   const providerHosts = up.tasks.find((t) => t.name === 'prepare-provider')?.hosts ?? ['localhost'];

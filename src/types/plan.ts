@@ -1,4 +1,4 @@
-import type { InventoryHost } from './inventory.js';
+import type { HostOs, InventoryHost } from './inventory.js';
 
 /** The named phases of a cluster build, mirroring Kubeinit's where they fit. */
 export const TASK_NAMES = [
@@ -44,6 +44,13 @@ export interface PlanStep {
   runOnce?: boolean;
   /** A failure does not fail the task. */
   ignoreErrors?: boolean;
+  /** Run only on hosts of this OS (tasks such as cleanup span Linux and Windows nodes). */
+  os?: HostOs;
+  /**
+   * The Ansible keywords of a step that came from a playbook file (when, loop, until,
+   * changed_when, become, ...), kept as written; the playbook task executor interprets them.
+   */
+  keywords?: Record<string, unknown>;
 }
 
 /** A node of the task graph. */
