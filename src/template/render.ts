@@ -153,7 +153,8 @@ export function isTemplate(value: string): boolean {
   return value.includes('{{') || value.includes('{%') || value.includes('{#');
 }
 
-const SINGLE_EXPRESSION = /^\s*\{\{-?([\s\S]*?)-?\}\}\s*$/;
+// No whitespace around: "{{ x }}\n" is text (it keeps its newline), "{{ x }}" is the value of x.
+const SINGLE_EXPRESSION = /^\{\{-?([\s\S]*?)-?\}\}$/;
 
 /** Renders a template string to text. Undefined variables fail with a TemplateRenderError naming them. */
 export function renderString(source: string, vars: Record<string, unknown>): string {
