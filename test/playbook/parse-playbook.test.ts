@@ -64,7 +64,7 @@ describe('parsePlaybook', () => {
     expect(byName('a failure that is ignored').ignoreErrors).toBe(true);
     expect(byName('as root through become')).toMatchObject({ become: true, becomeUser: 'root' });
     expect(byName('only with --tags cleanup').tags).toEqual(['never', 'cleanup']);
-    expect(byName('make the host directory').location).toMatchObject({ line: 18, column: 7 });
+    expect(byName('make the host directory').location).toMatchObject({ line: 19, column: 7 });
     expect(play!.handlers.map((h) => [h.name, h.listen])).toEqual([
       ['config changed', []],
       ['reload the app', ['app reload topic']],
