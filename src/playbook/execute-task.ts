@@ -1,4 +1,4 @@
-import { ConnectionError } from '../errors/index.js';
+import { ConnectionError, InternalError } from '../errors/index.js';
 import { runModule } from '../executor/run-module.js';
 import { findModule } from '../modules/registry.js';
 import { evaluateCondition, renderValue } from '../template/index.js';
@@ -196,8 +196,9 @@ async function runOnce(
         rebootRequired: false,
       };
     }
-    if (error instanceof TypeError) return failure(error.message);
-    throw error;
+    if (error instanceof InternalError || !(error instanceof Error)) throw error;
+    // Bad arguments (TypeError from parseArgs) and unexpected output become a failed task, not a crash.
+    return failure(error instanceof TypeError ? error.message : `${module.name}: ${error.message}`);
   }
   const registered: Record<string, unknown> = {
     ...(outcome.data ?? {}),
