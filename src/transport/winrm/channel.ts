@@ -180,10 +180,14 @@ export class WinrmChannel {
       const headers: Record<string, string> = { 'user-agent': 'kubemix winrm' };
       let security: NtlmSessionSecurity | undefined;
       let payload: Buffer = body;
-      if (this.options.auth === 'ntlm') {
+      // Over https, TLS protects the body and Windows expects plain SOAP (pywinrm's 'auto' does
+      // the same); over http every NTLM message is sealed.
+      if (this.options.auth === 'ntlm' && this.options.scheme === 'http') {
         security = this.security!;
         payload = encryptBody(security, body);
         headers['content-type'] = ENCRYPTED_CONTENT_TYPE;
+      } else if (this.options.auth === 'ntlm') {
+        headers['content-type'] = 'application/soap+xml;charset=UTF-8';
       } else {
         headers['content-type'] = 'application/soap+xml;charset=UTF-8';
         headers.authorization = `Basic ${Buffer.from(`${this.options.user}:${this.options.password}`).toString('base64')}`;

@@ -383,18 +383,19 @@ describe('WinrmTransport, Basic over https', () => {
     }
   });
 
-  it('NTLM with sealing also works inside TLS', async () => {
+  it('NTLM over https authenticates the connection and sends plain SOAP inside TLS', async () => {
     const transport = transportFor(t.server, { auth: 'ntlm', tls: { insecure: true } });
     try {
       await transport.connect();
       expect((await transport.exec({ command: "Write-Output 'both'" })).stdout).toBe('both\r\n');
+      expect(t.server.stats.requests['ntlm-authenticate']).toBe(1);
     } finally {
       await transport.close();
     }
   });
 
   it('a wrong fingerprint is a clear ConnectionError', async () => {
-    const wrong = 'AA:'.repeat(31) + 'AA';
+    const wrong = `${'AA:'.repeat(31)}AA`;
     const transport = transportFor(t.server, { auth: 'basic', tls: { fingerprint: wrong } });
     const error = await transport.connect().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ConnectionError);
