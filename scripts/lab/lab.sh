@@ -131,10 +131,13 @@ if [ -d '$dir/standins' ]; then cp -a '$dir/standins/.' $LAB_BIN/; fi
 cp '$dir/etc-hosts' /opt/kubemix-lab/hosts
 mount --bind /opt/kubemix-lab/hosts /etc/hosts
 exec '$SSHD' -D -f '$hostdir/sshd_config' -E '$hostdir/sshd.log'"
+  # Own PID namespace too: sshd becomes the host's PID 1 and reaps orphans, as init does on a real
+  # host (this machine's PID 1 does not always reap), and `ps` shows only the host's processes.
+  local ns_flags=(--uts --mount --pid --fork --kill-child --mount-proc --propagation private)
   if [ "$MODE" = netns ]; then
-    exec ip netns exec "kmx-lab-$ID-$name" unshare --uts --mount --propagation private sh -c "$inner"
+    exec ip netns exec "kmx-lab-$ID-$name" unshare "${ns_flags[@]}" sh -c "$inner"
   elif [ "$PRIVATE" = yes ]; then
-    exec unshare --uts --mount --propagation private sh -c "$inner"
+    exec unshare "${ns_flags[@]}" sh -c "$inner"
   else
     exec "$SSHD" -D -f "$hostdir/sshd_config" -E "$hostdir/sshd.log"
   fi
@@ -284,7 +287,7 @@ cmd_supervise() {
     ip netns del "kmx-lab-$ID-probe"
     MODE=netns
   fi
-  if [ "$MODE" = netns ] || unshare --uts --mount --propagation private true 2>/dev/null; then PRIVATE=yes; fi
+  if [ "$MODE" = netns ] || unshare --uts --mount --pid --fork --mount-proc --propagation private true 2>/dev/null; then PRIVATE=yes; fi
   for d in $PRIVATE_DIRS /opt/kubemix-lab; do mkdir -p "$d" 2>/dev/null || true; done
   mkdir -p /run/sshd
   chmod 0755 /run/sshd

@@ -18,7 +18,8 @@ export interface FramedOutcome {
  *   stdout: `TOKEN:pid:<pid>\n` <command stdout> `\nTOKEN:rc:<status>\n`
  *   stderr:                     <command stderr> `\nTOKEN:end\n`
  * The trailers begin with a newline of their own, so output without a trailing newline and
- * arbitrary bytes survive unchanged. With `trailers: false` (a fresh exec channel) the body runs
+ * arbitrary bytes survive unchanged. With `header: false` (long-lived sessions) there is no
+ * header line: the body starts at once. With `trailers: false` (a fresh exec channel) the body runs
  * to the end of the stream instead.
  */
 export class FrameReader {
@@ -39,8 +40,13 @@ export class FrameReader {
 
   constructor(
     readonly token: string,
-    private readonly options: { onOutput?: (chunk: OutputChunk) => void; trailers?: boolean } = {},
+    private readonly options: {
+      onOutput?: (chunk: OutputChunk) => void;
+      trailers?: boolean;
+      header?: boolean;
+    } = {},
   ) {
+    if (options.header === false) this.outState = 'body';
     this.header = Buffer.from(`${token}:pid:`);
     this.stdoutTrailer = Buffer.from(`\n${token}:rc:`);
     this.stderrTrailer = Buffer.from(`\n${token}:end\n`);

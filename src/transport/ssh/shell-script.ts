@@ -52,21 +52,25 @@ function body(cmd: ShellCommand, sudo: 'n' | 'S'): string {
   return `exec sudo ${flags} -H -u ${shQuote(cmd.becomeUser)} -- /bin/sh -c ${shQuote(inner)}`;
 }
 
-/** Set once per session: `setsid` gives every command its own process group, so a kill takes its children too. */
-export const SESSION_PREAMBLE = 'KMX_SETSID=; command -v setsid >/dev/null 2>&1 && KMX_SETSID=setsid\n';
+/** Sent once when a session starts: the shell reports its PID (the parent of every command it runs). */
+export function sessionHello(token: string): string {
+  return `printf '%s:pid:%s\\n' ${token} "$$"\n`;
+}
 
 /**
- * The text written to a long-lived `/bin/sh` to run one command with framing (see FrameReader).
+ * The text written to a long-lived `/bin/sh` to run one command with framing (see FrameReader;
+ * no header: the session's PID is known from its hello). The command runs in a subshell, a fork
+ * without exec, as cheap as running it directly; a kill takes the session shell's children.
  * Stdin, when given, travels base64-encoded in a here-doc with a token delimiter, so any bytes
  * are safe; otherwise the command reads /dev/null.
  */
 export function sessionBlock(cmd: ShellCommand, token: string, stdin?: Buffer): string {
-  const script = `${headerLine(token)}\n${body(cmd, 'n')}`;
-  const run = `$KMX_SETSID /bin/sh -c ${shQuote(script)} kmx`;
+  const run = `(\n${body(cmd, 'n')}\n)`;
   const trailer = `printf '\\n%s:rc:%s\\n' ${token} "$?"; printf '\\n%s:end\\n' ${token} >&2\n`;
   if (stdin === undefined || stdin.length === 0) return `${run} </dev/null\n${trailer}`;
   const encoded = stdin.toString('base64').replace(/.{1,76}/g, '$&\n');
-  return `base64 -d <<'${token}IN' | ${run}\n${encoded}${token}IN\n${trailer}`;
+  // The here-doc sits inside { } so it ends before the multi-line subshell starts.
+  return `{ base64 -d <<'${token}IN'\n${encoded}${token}IN\n} | ${run}\n${trailer}`;
 }
 
 /**
@@ -80,16 +84,29 @@ export function execCommandLine(cmd: ShellCommand, token: string, withPassword: 
 }
 
 /**
- * Kills a command's whole process group: TERM, up to 1 s of grace, then KILL. Run on another
- * channel while the command's own shell waits for it.
+ * Kills a process tree: stops the root and every descendant found in /proc (stopped processes
+ * cannot fork or reap), then KILLs them all. With `childrenOnly` the root itself is spared: that
+ * is how a session shell's current command dies while the shell lives on. Works without process
+ * groups, so it covers subshells and their background children. Runs on another channel.
  */
-export function killScript(pid: number, asRoot: boolean): string {
+export function killScript(pid: number, options: { asRoot?: boolean; childrenOnly?: boolean } = {}): string {
   if (!Number.isInteger(pid) || pid <= 1) throw new TypeError(`kill: bad pid ${pid}`);
-  const k = asRoot ? 'sudo -n kill' : 'kill';
-  return [
-    `${k} -TERM -- -${pid} 2>/dev/null || ${k} -TERM ${pid} 2>/dev/null || exit 0`,
-    'i=0',
-    `while [ $i -lt 20 ] && ${k} -0 -- -${pid} 2>/dev/null; do sleep 0.05; i=$((i+1)); done`,
-    `${k} -KILL -- -${pid} 2>/dev/null; ${k} -KILL ${pid} 2>/dev/null; exit 0`,
+  const script = [
+    options.childrenOnly
+      ? `all=; todo=${pid}`
+      : `kill -STOP ${pid} 2>/dev/null || exit 0; all=${pid}; todo=${pid}`,
+    'while [ -n "$todo" ]; do',
+    '  next=',
+    '  for s in /proc/[0-9]*/stat; do',
+    '    read -r l <"$s" 2>/dev/null || continue',
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: shell parameter expansion, not a JS template
+    '    p=${s#/proc/}; p=${p%/stat}; r=${l##*) }; set -- $r',
+    '    for t in $todo; do if [ "$2" = "$t" ]; then kill -STOP "$p" 2>/dev/null; next="$next $p"; fi; done',
+    '  done',
+    '  all="$all $next"; todo=$next',
+    'done',
+    '[ -z "$all" ] || kill -KILL $all 2>/dev/null',
+    'exit 0',
   ].join('\n');
+  return options.asRoot ? `sudo -n /bin/sh -c ${shQuote(script)}` : script;
 }

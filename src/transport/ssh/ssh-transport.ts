@@ -178,7 +178,8 @@ export class SshTransport implements Transport {
     if (stdin) runOptions.stdin = stdin;
     if (request.onOutput) runOptions.onOutput = request.onOutput;
     const run = lease.session.run(cmd, runOptions);
-    const stop = this.stopper(pool, run.reader, cmd, () => lease.session.close(), request);
+    const target = async () => ({ pid: await lease.session.shellPid, childrenOnly: true });
+    const stop = this.stopper(pool, target, cmd, () => lease.session.close(), request);
     const outcome = await run.outcome;
     await stop.finish();
     pool.releaseShell(lease);
@@ -232,7 +233,8 @@ export class SshTransport implements Transport {
         resolve();
       });
     });
-    const stop = this.stopper(pool, reader, cmd, () => channel.close(), request);
+    const target = async () => ({ pid: await reader.waitForPid(), childrenOnly: false });
+    const stop = this.stopper(pool, target, cmd, () => channel.close(), request);
     // The password goes first on stdin, for `sudo -S`; it never appears in the command line.
     if (withPassword) channel.write(Buffer.concat([this.target!.becomePassword!, Buffer.from('\n')]));
     if (request.stdin !== undefined) channel.write(Buffer.from(request.stdin));
@@ -261,7 +263,7 @@ export class SshTransport implements Transport {
    */
   private stopper(
     pool: ConnectionPool,
-    reader: FrameReader,
+    target: () => Promise<{ pid: number | undefined; childrenOnly: boolean }>,
     cmd: ShellCommand,
     abandon: () => void,
     request: SshExecRequest,
@@ -272,11 +274,11 @@ export class SshTransport implements Transport {
     const kill = async () => {
       // If the kill cannot end the command, give up on its shell or channel after a grace period.
       graceTimer = setTimeout(abandon, KILL_GRACE_MS);
-      const pid = await reader.waitForPid();
+      const { pid, childrenOnly } = await target();
       if (pid === undefined) return;
       const asRoot = cmd.becomeUser !== undefined && this.target?.user !== 'root';
       try {
-        const { channel } = await pool.openExec(killScript(pid, asRoot));
+        const { channel } = await pool.openExec(killScript(pid, { asRoot, childrenOnly }));
         channel.stderr.resume();
         await new Promise<void>((resolve) => {
           channel.on('close', () => resolve());
