@@ -1,6 +1,7 @@
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import { buildPlan, buildTeardownPlan } from '../plan/index.js';
+import { loadClusterPlaybooks, playbooksDir } from '../playbook/cluster-playbooks.js';
 import { loadSpec } from '../spec/index.js';
 import type { ClusterSpec } from '../spec/schema.js';
 import type { Plan } from '../types/plan.js';
@@ -36,12 +37,14 @@ export async function loadClusterContext(argument: string, values: Record<string
   const { spec, source } = await loadSpec(argument, shortForm);
   const versions = loadVersions(spec.versions ?? {});
   const clusterDir = values['cluster-dir'] ? resolve(String(values['cluster-dir'])) : defaultClusterDir(spec.name);
+  const playbooks = await loadClusterPlaybooks();
+  const planOptions = { spec, versions, clusterDir, playbooks, playbookDir: playbooksDir() };
   return {
     spec,
     source,
     versions,
     clusterDir,
-    upPlan: () => buildPlan({ spec, versions, clusterDir }),
-    downPlan: () => buildTeardownPlan({ spec, versions, clusterDir }),
+    upPlan: () => buildPlan(planOptions),
+    downPlan: () => buildTeardownPlan(planOptions),
   };
 }

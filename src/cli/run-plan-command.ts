@@ -3,6 +3,7 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { runPlan, type RunSummary } from '../engine/index.js';
 import { createTransport } from '../executor/create-transport.js';
+import { createPlaybookStepExecutor } from '../executor/playbook-step-executor.js';
 import type { RunEvent, RunEventListener } from '../types/events.js';
 import type { Plan } from '../types/plan.js';
 import { err, isInteractive, out } from './output.js';
@@ -64,6 +65,10 @@ export async function runPlanWithRenderers(plan: Plan, clusterDir: string, flags
       plan,
       clusterDir,
       transports: createTransport,
+      // Steps run through the playbook task executor, which renders their templates itself
+      // (per loop item, with registered results in scope), so the engine passes args as written.
+      executeStep: createPlaybookStepExecutor(),
+      render: (value) => value,
       onEvent: (event: RunEvent) => {
         for (const listener of listeners) listener(event);
       },

@@ -12,6 +12,29 @@ export interface BuildPlanOptions {
   versions: Versions;
   /** The cluster directory on the machine running kubemix (admin.conf lands there). */
   clusterDir?: string;
+  /**
+   * Steps of the cluster playbooks by file stem (see loadClusterPlaybooks): `<task>` runs on all
+   * the task's hosts, `<task>-linux` / `<task>-windows` only on hosts of that OS.
+   */
+  playbooks?: Readonly<Record<string, PlanStep[]>>;
+  /** Directory the playbooks' templates and files are found under (the `playbook_dir` variable). */
+  playbookDir?: string;
+}
+
+/**
+ * A task's steps from the playbooks, or undefined when a file it needs is missing: the task
+ * then stays "not implemented yet" instead of running half of its work.
+ */
+export function playbookSteps(task: string, hosts: InventoryHost[], playbooks: Readonly<Record<string, PlanStep[]>>): PlanStep[] | undefined {
+  const shared = playbooks[task];
+  const oses = [...new Set(hosts.map((h) => h.os))];
+  const perOs = oses.map((os) => ({ os, steps: playbooks[`${task}-${os}`] }));
+  if (shared === undefined && perOs.some((p) => p.steps === undefined)) return undefined;
+  if (shared === undefined && perOs.length === 0) return undefined;
+  return [
+    ...(shared ?? []),
+    ...perOs.flatMap((p) => (p.steps ?? []).map((step) => ({ ...step, os: p.os }))),
+  ];
 }
 
 const API_SERVER_PORT = 6443;
@@ -40,7 +63,7 @@ interface TaskDraft {
  * Tasks whose steps are not built yet are kept in the graph with `implemented: false`, so
  * `up` fails on them by name instead of pretending.
  */
-export function buildPlan({ spec, versions, clusterDir = '' }: BuildPlanOptions): Plan {
+export function buildPlan({ spec, versions, clusterDir = '', playbooks = {}, playbookDir = '' }: BuildPlanOptions): Plan {
   const hosts = plannedHosts(spec);
   const nodes = hosts.filter((h) => h.role === 'control-plane' || h.role === 'worker');
   const controllers = nodes.filter((h) => h.role === 'control-plane');
@@ -105,14 +128,17 @@ export function buildPlan({ spec, versions, clusterDir = '' }: BuildPlanOptions)
   const verifyNeeds = drafts.map((d) => d.name).filter((name) => !drafts.some((other) => other.needs.includes(name)));
   drafts.push({ name: 'verify', description: 'Deploy win-webserver and check node/pod/service/DNS/NodePort/outbound', needs: verifyNeeds, hosts: firstController });
 
-  const tasks: PlanTask[] = drafts.map((draft) => ({
-    name: draft.name,
-    description: draft.description,
-    needs: draft.needs,
-    hosts: names(draft.hosts),
-    steps: draft.steps ?? [],
-    implemented: draft.steps !== undefined,
-  }));
+  const tasks: PlanTask[] = drafts.map((draft) => {
+    const steps = draft.steps ?? playbookSteps(draft.name, draft.hosts, playbooks);
+    return {
+      name: draft.name,
+      description: draft.description,
+      needs: draft.needs,
+      hosts: names(draft.hosts),
+      steps: steps ?? [],
+      implemented: steps !== undefined,
+    };
+  });
 
   // The API address every node and the Windows flannel override use: the load-balanced endpoint
   // when there is one, else the first controller.
@@ -142,6 +168,7 @@ export function buildPlan({ spec, versions, clusterDir = '' }: BuildPlanOptions)
       ...networkVars,
       cluster_name: spec.name,
       cluster_dir: clusterDir,
+      playbook_dir: playbookDir,
       kubernetes_version: (spec.kubernetes.version ?? versions['kubernetes'] ?? '').replace(/^v/, ''),
       control_plane_endpoint: `${apiServerHost}:${apiServerPort}`,
       first_controller: controllers[0]?.name ?? '',

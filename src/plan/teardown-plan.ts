@@ -1,18 +1,25 @@
-import type { ClusterSpec } from '../spec/schema.js';
 import type { Plan } from '../types/plan.js';
-import type { Versions } from '../versions/versions.js';
-import { buildPlan } from './build-plan.js';
+import { type BuildPlanOptions, buildPlan, playbookSteps } from './build-plan.js';
 
 /**
  * The plan `kubemix down` runs: `cleanup` (kubeadm reset on every node, cluster files removed),
  * then, for providers that created machines, destroying them. Static machines are left, clean.
  */
-export function buildTeardownPlan(options: { spec: ClusterSpec; versions: Versions; clusterDir?: string }): Plan {
+export function buildTeardownPlan(options: BuildPlanOptions): Plan {
   const up = buildPlan(options);
-  const nodes = up.hosts.filter((h) => h.role === 'control-plane' || h.role === 'worker').map((h) => h.name);
+  const nodeHosts = up.hosts.filter((h) => h.role === 'control-plane' || h.role === 'worker');
+  const nodes = nodeHosts.map((h) => h.name);
+  const cleanupSteps = playbookSteps('cleanup', nodeHosts, options.playbooks ?? {});
   const providerHosts = up.tasks.find((t) => t.name === 'prepare-provider')?.hosts ?? ['localhost'];
   const tasks: Plan['tasks'] = [
-    { name: 'cleanup', description: 'kubeadm reset on every node (Linux and Windows); remove cluster files', needs: [], hosts: nodes, steps: [], implemented: false },
+    {
+      name: 'cleanup',
+      description: 'kubeadm reset on every node (Linux and Windows); remove cluster files',
+      needs: [],
+      hosts: nodes,
+      steps: cleanupSteps ?? [],
+      implemented: cleanupSteps !== undefined,
+    },
   ];
   if (options.spec.provider.type !== 'static') {
     tasks.push(

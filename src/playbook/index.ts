@@ -10,8 +10,8 @@ export {
   parseInventory,
   toInventoryHost,
 } from './inventory.js';
-export { loadPlaybook, parsePlaybook } from './parse-playbook.js';
-export { taskFromPlanStep } from './plan-step.js';
+export { loadPlaybook, parsePlaybook, parseTaskFile } from './parse-playbook.js';
+export { planStepFromTask, taskForPlanStep, taskFromPlanStep } from './plan-step.js';
 export { EXIT, emptyStats, exitCodeFor, formatRecap, type HostStats } from './recap.js';
 export {
   IMPLICIT_LOCALHOST,
@@ -23,3 +23,4 @@ export {
 export { taskSelected } from './tags.js';
 export type * from './types.js';
 export { mergeVars, type VarLayer, withVars } from './vars.js';
+export { loadClusterPlaybooks, playbooksDir } from './cluster-playbooks.js';

@@ -327,7 +327,7 @@ class PlaybookParser {
     return task;
   }
 
-  private taskList(value: unknown, path: Path, handler: boolean): Task[] {
+  taskList(value: unknown, path: Path, handler: boolean): Task[] {
     if (value === undefined || value === null) return [];
     if (!Array.isArray(value)) {
       this.source.report(path, 'must be a list of tasks');
@@ -418,6 +418,23 @@ export function parsePlaybook(text: string, file = 'playbook.yml'): Playbook {
   if (source.issues.length > 0) throw new SpecError(source.issues);
   const path = file === 'playbook.yml' ? '' : resolve(file);
   return { path, dir: path ? dirname(path) : process.cwd(), plays };
+}
+
+/**
+ * Parses a task file: a YAML list of tasks, like a role's tasks/main.yml. The cluster plan's
+ * playbooks (playbooks/cluster/*.yml) are task files; every problem is reported at once.
+ */
+export function parseTaskFile(text: string, file: string): Task[] {
+  const source = new YamlSource(file, text);
+  const parser = new PlaybookParser(source);
+  let tasks: Task[] = [];
+  if (source.issues.length === 0) {
+    const root = source.value();
+    if (!Array.isArray(root)) source.report([], 'a task file must be a list of tasks');
+    else tasks = parser.taskList(root, [], false);
+  }
+  if (source.issues.length > 0) throw new SpecError(source.issues);
+  return tasks;
 }
 
 /** Reads and parses a playbook file. */

@@ -1,3 +1,4 @@
+import type { HostOs } from '../types/inventory.js';
 import type { PlanStep } from '../types/plan.js';
 import type { Task } from './types.js';
 
@@ -24,5 +25,38 @@ export function taskFromPlanStep(step: PlanStep): Task {
   if (step.secret) task.noLog = true;
   if (step.runOnce) task.runOnce = true;
   if (step.ignoreErrors) task.ignoreErrors = true;
+  return task;
+}
+
+/**
+ * A playbook task as a cluster plan step. The engine owns what it does for every step (run_once,
+ * no_log as a secret output, register into the state's outputs, ignore_errors, the per-attempt
+ * time limit); everything else (when, loop, retries/until, changed_when, become, ...) stays in
+ * `keywords` for executeTask, exactly as written.
+ */
+export function planStepFromTask(task: Task, os?: HostOs): PlanStep {
+  const { name, module, args, register, noLog, runOnce, ignoreErrors, timeoutMs, ...keywords } = task;
+  const step: PlanStep = { name, module, args, keywords: keywords as unknown as Record<string, unknown> };
+  if (register !== undefined) step.register = register;
+  if (noLog) step.secret = true;
+  if (runOnce) step.runOnce = true;
+  if (ignoreErrors) step.ignoreErrors = true;
+  if (timeoutMs !== undefined) step.timeoutMs = timeoutMs;
+  if (os !== undefined) step.os = os;
+  return step;
+}
+
+/** The playbook task executeTask runs for a plan step (the engine's own keywords left out). */
+export function taskForPlanStep(step: PlanStep): Task {
+  if (step.keywords === undefined) {
+    // A step built in code: the engine already retries it, so executeTask must not retry again.
+    const { retries: _retries, delay: _delay, runOnce: _runOnce, ignoreErrors: _ignore, noLog: _noLog, timeoutMs: _t, ...task } = taskFromPlanStep(step);
+    return task;
+  }
+  const task: Task = { ...(step.keywords as unknown as Omit<Task, 'name' | 'module' | 'args'>), name: step.name, module: step.module, args: step.args };
+  // Register and no_log matter inside the task too: loop results are gathered under the name,
+  // and no_log hides output from executeTask's own messages.
+  if (step.register !== undefined) task.register = step.register;
+  if (step.secret) task.noLog = true;
   return task;
 }

@@ -136,4 +136,37 @@ describe('buildPlan', () => {
     expect(down.tasks.map((t) => t.name)).toEqual(['cleanup']);
     expect(down.tasks[0]?.hosts).toEqual(['cp1', 'lw1', 'win1']);
   });
+
+  it('takes task steps from the cluster playbooks, per OS where a task spans both', () => {
+    const step = (name: string) => ({ name, module: 'command', args: { cmd: name } });
+    const spec = clusterSpecSchema.parse(staticSpec());
+    const withBooks = buildPlan({
+      spec,
+      versions,
+      playbooks: { 'prepare-linux': [step('kernel modules')], 'cleanup-linux': [step('reset linux')], 'cleanup-windows': [step('reset windows')] },
+      playbookDir: '/pb',
+    });
+    expect(task(withBooks, 'prepare-linux')).toMatchObject({ implemented: true, steps: [{ name: 'kernel modules' }] });
+    expect(task(withBooks, 'prepare-windows').implemented).toBe(false);
+    expect(withBooks.vars['playbook_dir']).toBe('/pb');
+    const down = buildTeardownPlan({ spec, versions, playbooks: { 'cleanup-linux': [step('reset linux')], 'cleanup-windows': [step('reset windows')] } });
+    expect(down.tasks[0]?.steps.map((s) => [s.name, s.os])).toEqual([
+      ['reset linux', 'linux'],
+      ['reset windows', 'windows'],
+    ]);
+    // Half a task is not a task: with only the Linux file, cleanup of a mixed cluster is not built.
+    const half = buildTeardownPlan({ spec, versions, playbooks: { 'cleanup-linux': [step('reset linux')] } });
+    expect(half.tasks[0]?.implemented).toBe(false);
+  });
+
+  it('gives the playbooks the API endpoint and the first controller', () => {
+    const p = plan(staticSpec());
+    expect(p.vars).toMatchObject({ control_plane_endpoint: '10.0.0.11:6443', api_server_host: '10.0.0.11', api_server_port: 6443, first_controller: 'cp1', controller_count: 1 });
+    const ha = plan({
+      ...staticSpec(),
+      provider: { type: 'static', hosts: ['cp1', 'cp2', 'cp3'].map((name, i) => ({ name, address: `10.0.0.${11 + i}`, group: 'control-plane' })) },
+      nodes: { controlPlane: { count: 3, endpoint: 'api.lab:8443' }, workers: [] },
+    });
+    expect(ha.vars).toMatchObject({ control_plane_endpoint: 'api.lab:8443', api_server_host: 'api.lab', api_server_port: 8443, controller_count: 3 });
+  });
 });

@@ -1,0 +1,28 @@
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { PlanStep } from '../types/plan.js';
+import { parseTaskFile } from './parse-playbook.js';
+import { planStepFromTask } from './plan-step.js';
+
+/** The playbooks directory shipped with kubemix (works from src/ under vitest and from dist/src/). */
+export function playbooksDir(): string {
+  const here = fileURLToPath(new URL('.', import.meta.url));
+  return fileURLToPath(new URL(here.includes('/dist/src/') ? '../../../playbooks' : '../../playbooks', import.meta.url));
+}
+
+/**
+ * Reads every task file in playbooks/cluster (`<name>.yml`) as plan steps, keyed by file stem
+ * (`prepare-linux`, `cleanup-windows`, ...). The planner decides which files a task needs.
+ * A file with problems is a SpecError naming the file, line and column.
+ */
+export async function loadClusterPlaybooks(dir = join(playbooksDir(), 'cluster')): Promise<Record<string, PlanStep[]>> {
+  const files = (await readdir(dir).catch(() => [] as string[])).filter((f) => f.endsWith('.yml')).sort();
+  const loaded: Record<string, PlanStep[]> = {};
+  for (const file of files) {
+    const path = join(dir, file);
+    const tasks = parseTaskFile(await readFile(path, 'utf8'), path);
+    loaded[file.slice(0, -'.yml'.length)] = tasks.map((task) => planStepFromTask(task));
+  }
+  return loaded;
+}
