@@ -39,8 +39,13 @@ export interface WinrmTransportOptions {
   tls?: WinrmTlsOptions;
   /** w:OperationTimeout: how long the server may hold a Receive. Default 20 s. */
   operationTimeoutSec?: number;
-  /** w:MaxEnvelopeSize in bytes, for requests and responses. Default 153600. */
+  /** w:MaxEnvelopeSize in bytes: the largest response we accept, and requests' size. Default 153600. */
   maxEnvelopeSize?: number;
+  /**
+   * Size of Send (stdin) envelopes, bytes. Default 512000 (MaxEnvelopeSizekb 500, the default
+   * since Windows Server 2012); falls back to maxEnvelopeSize when the host answers w:EncodingLimit.
+   */
+  sendEnvelopeSize?: number;
   /** TCP (and TLS) connect timeout. Default 10 s. */
   connectTimeoutMs?: number;
   locale?: string;
@@ -122,6 +127,7 @@ export async function resolveOptions(options: WinrmTransportOptions): Promise<Re
     tls,
     operationTimeoutSec: options.operationTimeoutSec ?? 20,
     maxEnvelopeSize: options.maxEnvelopeSize ?? 153_600,
+    sendEnvelopeSize: Math.max(options.sendEnvelopeSize ?? 512_000, options.maxEnvelopeSize ?? 153_600),
     connectTimeoutMs: options.connectTimeoutMs ?? 10_000,
     locale: options.locale ?? 'en-US',
     url: `${scheme}://${host}:${port}${path}`,

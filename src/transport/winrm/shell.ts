@@ -1,5 +1,5 @@
 import type { WinrmChannel } from './channel.js';
-import { WinrmProtocolError } from './errors.js';
+import { WinrmProtocolError, WsmanFaultError } from './errors.js';
 import type { ResolvedWinrmOptions } from './options.js';
 import {
   Action,
@@ -91,9 +91,35 @@ export class WinrmShell {
     await this.call(Action.Send, sendBody(commandId, data, end), { shellId: this.requireShell() });
   }
 
-  /** Bytes of stdin that fit in one Send envelope under MaxEnvelopeSize (base64 grows 4/3). */
+  /** Envelope size used for Send; lowered once if the host refuses large envelopes. */
+  private sendEnvelopeSize: number | undefined;
+
+  /** Bytes of stdin that fit in one Send envelope (base64 grows 4/3; 4 KB for the rest). */
   get maxSendChunk(): number {
-    return Math.max(3, Math.floor(((this.options.maxEnvelopeSize - 4096) * 3) / 4 / 3) * 3);
+    const size = this.sendEnvelopeSize ?? this.options.sendEnvelopeSize;
+    return Math.max(3, Math.floor(((size - 4096) * 3) / 4 / 3) * 3);
+  }
+
+  /**
+   * Sends stdin, splitting `data` to fit; on w:EncodingLimit (the host's MaxEnvelopeSizekb is
+   * smaller than ours) it drops to maxEnvelopeSize once and re-sends the refused chunk in pieces.
+   */
+  async sendAll(commandId: string, data: Buffer, end: boolean): Promise<void> {
+    const step = this.maxSendChunk;
+    for (let at = 0; at < data.length || (at === 0 && end); at += step) {
+      const piece = data.subarray(at, at + step);
+      const last = at + step >= data.length;
+      try {
+        await this.send(commandId, piece, end && last);
+      } catch (error) {
+        const tooLarge = error instanceof WsmanFaultError && /EncodingLimit$/.test(error.fault.subcode ?? '');
+        if (!tooLarge || this.sendEnvelopeSize === this.options.maxEnvelopeSize) throw error;
+        this.sendEnvelopeSize = this.options.maxEnvelopeSize;
+        await this.sendAll(commandId, data.subarray(at), end);
+        return;
+      }
+      if (data.length === 0) return;
+    }
   }
 
   /** One Receive round trip. A w:TimedOut fault surfaces as WsmanFaultError (timedOut=true). */

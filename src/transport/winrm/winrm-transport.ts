@@ -185,10 +185,10 @@ export class WinrmTransport implements Transport {
         phase = 'Send';
         let previous: Buffer | undefined;
         for await (const piece of chunked(options.stdin, shell.maxSendChunk)) {
-          if (previous) await shell.send(commandId, previous, false);
+          if (previous) await shell.sendAll(commandId, previous, false);
           previous = piece;
         }
-        await shell.send(commandId, previous ?? Buffer.alloc(0), true);
+        await shell.sendAll(commandId, previous ?? Buffer.alloc(0), true);
       }
       phase = 'Receive';
       const operationTimeout = this.resolved.operationTimeoutSec;

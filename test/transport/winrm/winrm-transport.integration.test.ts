@@ -230,7 +230,9 @@ describe('WinrmTransport protocol edge cases', () => {
       await transport.connect();
       const result = await transport.exec({ command: "Write-Output 'late'" });
       expect(result).toMatchObject({ exitCode: 0, stdout: 'late\r\n', failed: false });
-      expect(t.server.stats.requests.Receive).toBeGreaterThanOrEqual(3);
+      // Output comes 2.5 s after the start, so the first 1-second Receive must have timed out.
+      expect(t.server.stats.requests.Receive).toBeGreaterThanOrEqual(2);
+      expect(t.server.stats.faults['w:TimedOut']).toBeGreaterThanOrEqual(1);
     } finally {
       await transport.close();
       await t.server.stop();
@@ -253,6 +255,22 @@ describe('WinrmTransport protocol edge cases', () => {
       expect(next).toMatchObject({ exitCode: 0, stdout: 'back\r\n' });
       expect(t.server.stats.connections).toBe(2);
       expect(t.server.stats.requests['ntlm-authenticate']).toBe(2);
+    } finally {
+      await transport.close();
+      await t.server.stop();
+    }
+  });
+
+  it('falls back to smaller Send envelopes when the host refuses large ones (w:EncodingLimit)', async () => {
+    const t = await startTestServer({ maxEnvelopeSize: 153_600 });
+    const transport = transportFor(t.server);
+    try {
+      await transport.connect();
+      const data = randomBytes(2 * 1024 * 1024);
+      const put = await transport.put({ content: data, remotePath: 'C:\\k\\fallback.bin' });
+      expect(put).toMatchObject({ failed: false, exitCode: 0 });
+      expect(sha256(t.files.read('C:\\k\\fallback.bin')!)).toBe(sha256(data));
+      expect(t.server.stats.faults['w:EncodingLimit']).toBe(1);
     } finally {
       await transport.close();
       await t.server.stop();
