@@ -42,14 +42,26 @@ function headerLine(token: string): string {
   return `printf '%s:pid:%s\\n' ${token} "$$"`;
 }
 
-/** The body run after the header: the inner script, through `sudo -n` when becoming another user. */
-function body(cmd: ShellCommand, sudo: 'n' | 'S'): string {
+/** Markers of the `sudo -S` exchange on stderr: sudo's prompt, and the command's first words. */
+export function sudoMarkers(token: string): { prompt: string; started: string } {
+  return { prompt: `${token}:password:`, started: `${token}:started` };
+}
+
+/** The body run after the header: the inner script, through sudo when becoming another user. */
+function body(cmd: ShellCommand, sudo: 'n' | 'S', token?: string): string {
   const inner = innerScript(cmd);
   if (cmd.becomeUser === undefined) return inner;
-  // -S reads the password from stdin (the exec fallback writes it first); -p '' keeps the prompt
-  // out of stderr; -n never prompts, so a host that wants a password fails at once.
-  const flags = sudo === 'S' ? `-S -p ''` : '-n';
-  return `exec sudo ${flags} -H -u ${shQuote(cmd.becomeUser)} -- /bin/sh -c ${shQuote(inner)}`;
+  const user = shQuote(cmd.becomeUser);
+  if (sudo === 'n') {
+    // -n never prompts, so a host that wants a password fails at once instead of hanging.
+    return `exec sudo -n -H -u ${user} -- /bin/sh -c ${shQuote(inner)}`;
+  }
+  // -S reads the password from stdin, but only if sudo asks: the prompt is a marker on stderr,
+  // and the command announces itself on stderr before reading its own stdin. The transport
+  // writes the password only after seeing the prompt, so it never reaches the command.
+  const { prompt, started } = sudoMarkers(token ?? '');
+  const announced = `printf '%s\\n' ${started} >&2\n${inner}`;
+  return `exec sudo -S -p ${shQuote(prompt)} -H -u ${user} -- /bin/sh -c ${shQuote(announced)}`;
 }
 
 /** Sent once when a session starts: the shell reports its PID (the parent of every command it runs). */
@@ -75,10 +87,10 @@ export function sessionBlock(cmd: ShellCommand, token: string, stdin?: Buffer): 
 
 /**
  * The command line for a fresh exec channel (the fallback): the header, then the body, with
- * stdin taken from the channel. `sudo -S` when a become password will be written first.
+ * stdin taken from the channel. `sudo -S` with markers when a become password may be needed.
  */
 export function execCommandLine(cmd: ShellCommand, token: string, withPassword: boolean): string {
-  const inner = body(cmd, withPassword ? 'S' : 'n');
+  const inner = body(cmd, withPassword ? 'S' : 'n', token);
   const run = cmd.becomeUser === undefined ? `exec /bin/sh -c ${shQuote(inner)}` : inner;
   return `${headerLine(token)}; ${run}`;
 }

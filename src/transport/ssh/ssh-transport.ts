@@ -9,7 +9,8 @@ import { ConnectionPool, type ShellLease } from './connection-pool.js';
 import { type FramedOutcome, FrameReader } from './frame-reader.js';
 import { type ResolvedTarget, resolveTarget, type SshTransportOptions } from './resolve-options.js';
 import { sftpGet, sftpPut } from './sftp-transfer.js';
-import { execCommandLine, killScript, newToken, type ShellCommand } from './shell-script.js';
+import { execCommandLine, killScript, newToken, type ShellCommand, sudoMarkers } from './shell-script.js';
+import { SudoGate } from './sudo-gate.js';
 
 /** An exec request with the SSH-only extras. */
 export interface SshExecRequest extends ExecRequest {
@@ -211,7 +212,8 @@ export class SshTransport implements Transport {
     try {
       const opened = await pool.openExec(
         execCommandLine(cmd, token, withPassword),
-        request.pty ? { pty: request.pty === true ? {} : request.pty } : {},
+        // A PTY would echo the password: the password path never gets one.
+        request.pty && !withPassword ? { pty: request.pty === true ? {} : request.pty } : {},
       );
       channel = opened.channel;
       connAlive = () => opened.conn.alive;
@@ -221,24 +223,40 @@ export class SshTransport implements Transport {
     }
     let exitCode: number | null = null;
     let exitSignal: string | undefined;
+    const stdin = request.stdin === undefined ? undefined : Buffer.from(request.stdin);
+    const gate = withPassword
+      ? new SudoGate(sudoMarkers(token), {
+          onPrompt: (n) => {
+            if (n === 1) channel.write(Buffer.concat([this.target!.becomePassword!, Buffer.from('\n')]));
+            else channel.end();
+          },
+          onStarted: () => {
+            if (stdin) channel.write(stdin);
+            channel.end();
+          },
+          pass: (data) => reader.pushStderr(data),
+        })
+      : undefined;
     const done = new Promise<void>((resolve) => {
       channel.on('data', (data: Buffer) => reader.pushStdout(data));
-      channel.stderr.on('data', (data: Buffer) => reader.pushStderr(data));
+      channel.stderr.on('data', (data: Buffer) => (gate ? gate.push(data) : reader.pushStderr(data)));
       channel.on('exit', (code: number | null, signal?: string) => {
         exitCode = code ?? null;
         if (signal) exitSignal = `SIG${signal}`;
       });
       channel.on('close', () => {
+        gate?.end();
         reader.end();
         resolve();
       });
     });
     const target = async () => ({ pid: await reader.waitForPid(), childrenOnly: false });
     const stop = this.stopper(pool, target, cmd, () => channel.close(), request);
-    // The password goes first on stdin, for `sudo -S`; it never appears in the command line.
-    if (withPassword) channel.write(Buffer.concat([this.target!.becomePassword!, Buffer.from('\n')]));
-    if (request.stdin !== undefined) channel.write(Buffer.from(request.stdin));
-    if (!request.pty || request.stdin !== undefined) channel.end();
+    // With a become password, the gate writes the password (never in the command line) and stdin.
+    if (!gate) {
+      if (stdin) channel.write(stdin);
+      if (!request.pty || stdin) channel.end();
+    }
     await done;
     await stop.finish();
     const outcome: FramedOutcome = { ...reader.outcome(), exitCode: exitSignal ? null : exitCode };

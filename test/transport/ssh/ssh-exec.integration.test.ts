@@ -179,6 +179,50 @@ describe('SshTransport exec on a long-lived shell', () => {
     expect(left.stdout.trim()).toBe('0');
   });
 
+  it('with a become password, never lets the password reach the command when sudo does not ask', async () => {
+    const pw = labTransport(lab, 'lab-01', { becomePassword: 'pw-never-leaks' });
+    const result = await pw.exec({ command: 'id -un; cat', become: { user: 'nobody' }, stdin: 'payload' });
+    expect(result.stdout).toBe('nobody\npayload');
+    expect(result.stderr).toBe('');
+    expect(result.failed).toBe(false);
+    await pw.close();
+  });
+
+  it('answers a sudo password prompt on a fresh channel, and fails cleanly on a wrong password', async () => {
+    // lab-02 gets a stand-in sudo (first on PATH) that asks for a password like sudo -S does.
+    const setup = labTransport(lab, 'lab-02');
+    const standIn = [
+      '#!/bin/sh',
+      'while [ $# -gt 0 ]; do case $1 in -p) prompt=$2; shift 2;; -u) user=$2; shift 2;; --) shift; break;; *) shift;; esac; done',
+      'tries=0',
+      'while :; do',
+      '  printf %s "$prompt" >&2',
+      '  IFS= read -r pw || { echo "sudo: no password was provided" >&2; exit 1; }',
+      '  [ "$pw" = "$(cat /opt/kubemix-lab/sudo-password)" ] && break',
+      '  tries=$((tries+1)); echo "Sorry, try again." >&2; [ $tries -ge 3 ] && exit 1',
+      'done',
+      'exec /usr/bin/sudo -n -u "$user" -- "$@"',
+      '',
+    ].join('\n');
+    await setup.put({ remotePath: '/opt/kubemix-lab/bin/sudo', content: standIn, mode: 0o755 });
+    await setup.put({ remotePath: '/opt/kubemix-lab/sudo-password', content: 'right-pw\n', mode: 0o600 });
+    await setup.close();
+    process.env['KMX_TEST_BECOME_PW'] = 'right-pw';
+    const good = labTransport(lab, 'lab-02', { becomePassword: { env: 'KMX_TEST_BECOME_PW' } });
+    const ok = await good.exec({ command: 'id -un; cat', become: { user: 'nobody' }, stdin: 'in' });
+    expect(ok.stderr).toBe('');
+    expect(ok.stdout).toBe('nobody\nin');
+    expect(ok.command).toBe('id -un; cat');
+    await good.close();
+    const bad = labTransport(lab, 'lab-02', { becomePassword: 'wrong-pw' });
+    const failed = await bad.exec({ command: 'id -un', become: { user: 'nobody' } });
+    expect(failed.failed).toBe(true);
+    expect(failed.stdout).toBe('');
+    expect(failed.stderr).toContain('Sorry, try again.');
+    expect(`${failed.stdout}${failed.stderr}`).not.toContain('wrong-pw');
+    await bad.close();
+  });
+
   it('runs PTY commands on a fresh exec channel', async () => {
     const result = await t.exec({ command: 'tty; test -t 0 && echo is-a-tty', pty: true });
     expect(result.exitCode).toBe(0);
