@@ -11,6 +11,7 @@ const commands: Record<string, Command> = {
   up: { load: async () => (await import('./commands/up.js')).upCommand, summary: 'build the cluster (resumable)' },
   down: { load: async () => (await import('./commands/down.js')).downCommand, summary: 'tear the cluster down' },
   status: { load: async () => (await import('./commands/status.js')).statusCommand, summary: 'show the state of the last run' },
+  run: { load: async () => (await import('./commands/run.js')).runCommand, summary: 'run an Ansible-style playbook against an inventory' },
   schema: { load: async () => (await import('./commands/schema.js')).schemaCommand, summary: 'print the JSON Schema of cluster specs' },
 };
 

@@ -55,7 +55,7 @@ describe('kubemix schema and help', () => {
     expect(Object.keys(schema.properties)).toEqual(expect.arrayContaining(['name', 'provider', 'nodes', 'network']));
   });
 
-  it.each(['plan', 'up', 'down', 'status', 'schema'])('has --help for %s', async (command) => {
+  it.each(['plan', 'up', 'down', 'status', 'schema', 'run'])('has --help for %s', async (command) => {
     const result = await runCli([command, '--help'], { home: tempHome() });
     expect(result.exitCode).toBe(0);
     expect(result.stdout).toContain(`Usage: kubemix ${command}`);
@@ -139,3 +139,40 @@ describe('kubemix up / status on a local static cluster', () => {
     expect(locked.stderr).toContain('in use by another kubemix run');
   });
 });
+
+describe('kubemix run', () => {
+  it('runs a playbook on local inventory hosts and prints a PLAY RECAP', async () => {
+    const { mkdtempSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const work = mkdtempSync(join(tmpdir(), 'kubemix-run-'));
+    const { createServer } = await import('node:net');
+    const server = createServer((socket) => socket.end());
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as { port: number }).port;
+    try {
+      const result = await runCli(
+        ['run', 'fixtures/playbooks/every-keyword.yml', '-i', 'fixtures/inventories/local.yml', '-e', `work_dir=${work}`, '-e', `wait_port=${port}`],
+        { home: tempHome() },
+      );
+      expect(result.stdout).toContain('PLAY RECAP');
+      expect(result.stdout).toMatch(/web1\s+: ok=\d+\s+changed=\d+\s+unreachable=0\s+failed=0/);
+      expect(result.exitCode).toBe(0);
+    } finally {
+      server.close();
+    }
+  });
+
+  it('exits 2 with file:line:col for a broken playbook', async () => {
+    const result = await runCli(['run', 'fixtures/playbooks/invalid.yml', '-i', 'fixtures/inventories/local.yml'], { home: tempHome() });
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toMatch(/invalid\.yml:\d+:\d+: /);
+    expect(result.stderr).not.toMatch(stackTrace);
+  });
+
+  it('requires an inventory', async () => {
+    const result = await runCli(['run', 'fixtures/playbooks/every-keyword.yml'], { home: tempHome() });
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toContain('-i INVENTORY is required');
+  });
+});
+

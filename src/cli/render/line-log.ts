@@ -20,8 +20,11 @@ export function formatEventLine(event: RunEvent): string | undefined {
       return undefined;
     case 'step-retry':
       return `RETRY ${event.task} ${event.host}: ${event.step} (attempt ${event.attempt} failed, next in ${event.delayMs} ms)`;
-    case 'step-end':
-      return `${event.status.toUpperCase().padEnd(5)} ${event.task} ${event.host}: ${event.step} (${event.result.durationMs} ms)`;
+    case 'step-end': {
+      // Playbook tasks are their own single step: name it once.
+      const what = event.step === event.task ? `${event.task} [${event.host}]` : `${event.task} ${event.host}: ${event.step}`;
+      return `${event.status.toUpperCase().padEnd(5)} ${what} (${event.result.durationMs} ms)`;
+    }
     case 'host-unreachable':
       return `UNREACHABLE ${event.task} ${event.host}: ${event.message}`;
     case 'task-end':

@@ -1,11 +1,11 @@
-import { Listr, PRESET_TIMER, type ListrTaskWrapper } from 'listr2';
+import { Listr, type ListrTaskWrapper, PRESET_TIMER } from 'listr2';
 import type { RunEvent, RunEventListener } from '../../types/events.js';
-import type { Plan } from '../../types/plan.js';
 import { type Deferred, deferred } from './deferred.js';
 
 type Ending = { kind: 'done' } | { kind: 'failed'; message: string } | { kind: 'skipped'; reason: string };
 
 interface TaskTrack {
+  name: string;
   started: Deferred<void>;
   ended: Deferred<Ending>;
   wrapper?: ListrTaskWrapper<unknown, any, any>;
@@ -22,52 +22,64 @@ const SKIP_REASONS: Record<string, string> = {
 };
 
 /**
- * The live task list on a terminal: one listr2 row per plan task, driven by engine events.
- * listr2 is only a subscriber here; the engine knows nothing about it.
+ * The live task list on a terminal: one listr2 row per task named in `run-start` (plan tasks,
+ * or a playbook's tasks in order; names may repeat), driven by engine events. listr2 is only a
+ * subscriber: neither the engine nor the playbook runner knows about it.
  */
-export function startTaskList(plan: Plan): { listener: RunEventListener; finished: Promise<void> } {
-  const tracks = new Map<string, TaskTrack>(
-    plan.tasks.map((t) => [t.name, { started: deferred<void>(), ended: deferred<Ending>(), current: new Map() }]),
-  );
-  const listr = new Listr(
-    plan.tasks.map((task) => ({
-      title: `${task.name} (waiting)`,
-      task: async (_ctx: unknown, wrapper: ListrTaskWrapper<unknown, any, any>) => {
-        const track = tracks.get(task.name)!;
-        await track.started.promise;
-        track.wrapper = wrapper;
-        wrapper.title = task.name;
-        const ending = await track.ended.promise;
-        if (ending.kind === 'skipped') {
-          wrapper.title = task.name;
-          wrapper.skip(`${task.name}: ${ending.reason}`);
-        } else if (ending.kind === 'failed') {
-          throw new Error(ending.message);
-        }
+export function createTaskList(): { listener: RunEventListener; finished: () => Promise<void> } {
+  const byName = new Map<string, TaskTrack[]>();
+  const all: TaskTrack[] = [];
+  let finished: Promise<void> = Promise.resolve();
+
+  /** The track an event is about: the running one with that name, else the next one to start. */
+  const trackFor = (name: string, starting: boolean): TaskTrack | undefined => {
+    const tracks = byName.get(name) ?? [];
+    if (starting) return tracks.find((t) => !t.started.settled);
+    return tracks.find((t) => t.started.settled && !t.ended.settled) ?? tracks.find((t) => !t.ended.settled);
+  };
+
+  const start = (names: string[]) => {
+    for (const name of names) {
+      const track: TaskTrack = { name, started: deferred<void>(), ended: deferred<Ending>(), current: new Map() };
+      all.push(track);
+      byName.set(name, [...(byName.get(name) ?? []), track]);
+    }
+    const listr = new Listr(
+      all.map((track) => ({
+        title: `${track.name} (waiting)`,
+        task: async (_ctx: unknown, wrapper: ListrTaskWrapper<unknown, any, any>) => {
+          await track.started.promise;
+          track.wrapper = wrapper;
+          wrapper.title = track.name;
+          const ending = await track.ended.promise;
+          if (ending.kind === 'skipped') wrapper.skip(`${track.name}: ${ending.reason}`);
+          else if (ending.kind === 'failed') throw new Error(ending.message);
+        },
+      })),
+      {
+        concurrent: true,
+        exitOnError: false,
+        registerSignalListeners: false,
+        rendererOptions: { timer: PRESET_TIMER, collapseSkips: false, showErrorMessage: true, collapseErrors: false },
       },
-    })),
-    {
-      concurrent: true,
-      exitOnError: false,
-      registerSignalListeners: false,
-      rendererOptions: { timer: PRESET_TIMER, collapseSkips: false, showErrorMessage: true, collapseErrors: false },
-    },
-  );
-  const finished = listr.run().then(
-    () => undefined,
-    () => undefined,
-  );
+    );
+    finished = listr.run().then(
+      () => undefined,
+      () => undefined,
+    );
+  };
 
   const listener = (event: RunEvent) => {
+    if (event.type === 'run-start') return start(event.tasks);
     if (event.type === 'run-end') {
-      for (const track of tracks.values()) {
+      for (const track of all) {
         track.started.resolve();
         track.ended.resolve({ kind: 'skipped', reason: event.status === 'succeeded' ? 'not needed' : 'not run' });
       }
       return;
     }
     if (!('task' in event)) return;
-    const track = tracks.get(event.task);
+    const track = trackFor(event.task, event.type === 'task-start' || event.type === 'task-skip');
     if (!track) return;
     switch (event.type) {
       case 'task-start':
@@ -91,5 +103,5 @@ export function startTaskList(plan: Plan): { listener: RunEventListener; finishe
         break;
     }
   };
-  return { listener, finished };
+  return { listener, finished: () => finished };
 }

@@ -1,0 +1,70 @@
+import { createWriteStream, type WriteStream } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import type { RunEvent, RunEventListener } from '../types/events.js';
+import { err, isInteractive, out } from './output.js';
+import { formatEventJson, formatEventLine } from './render/line-log.js';
+import { createTaskList } from './render/task-list.js';
+
+/** What a running command gets: where to send events, and the Ctrl-C signal to pass down. */
+export interface RunSession {
+  onEvent: RunEventListener;
+  signal: AbortSignal;
+  /** Waits for the renderers to finish drawing, closes the log and stops listening for Ctrl-C. */
+  finish(): Promise<void>;
+}
+
+/**
+ * Sets up the subscribers of a run (engine or playbook): a listr2 task list on a terminal, plain
+ * lines otherwise (or under CI), JSON lines with --log-format json, plus an optional JSON-lines
+ * log file; and turns the first Ctrl-C / SIGTERM into an abort of the run.
+ */
+export async function startRunSession(options: { logFormat: 'text' | 'json'; logPath?: string }): Promise<RunSession> {
+  const listeners: RunEventListener[] = [];
+  let log: WriteStream | undefined;
+  if (options.logPath) {
+    await mkdir(dirname(options.logPath), { recursive: true });
+    const stream = createWriteStream(options.logPath, { flags: 'a', mode: 0o600 });
+    log = stream;
+    listeners.push((event) => stream.write(`${formatEventJson(event)}\n`));
+  }
+  let taskList: (() => Promise<void>) | undefined;
+  if (options.logFormat === 'json') {
+    listeners.push((event) => out(formatEventJson(event)));
+  } else if (isInteractive()) {
+    const list = createTaskList();
+    listeners.push(list.listener);
+    taskList = list.finished;
+  } else {
+    listeners.push((event) => {
+      const line = formatEventLine(event);
+      if (line) out(line);
+    });
+  }
+
+  const controller = new AbortController();
+  const onSignal = () => {
+    err('\ninterrupted: stopping running steps and recording state');
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    controller.abort();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+
+  return {
+    onEvent: (event: RunEvent) => {
+      for (const listener of listeners) listener(event);
+    },
+    signal: controller.signal,
+    finish: async () => {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+      await taskList?.();
+      if (log) {
+        const stream = log;
+        await new Promise<void>((resolve) => stream.end(resolve));
+      }
+    },
+  };
+}
