@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { closeSync, existsSync, openSync } from 'node:fs';
-import { mkdtemp, readFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -81,6 +81,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * (so it is reaped here) until {@link Lab.stop}.
  */
 export async function startLab(options: StartLabOptions): Promise<Lab> {
+  const ownDir = options.dir === undefined;
   const dir = options.dir ?? (await mkdtemp(join(tmpdir(), 'kmx-lab-')));
   const args = ['start', String(options.count), dir, '--foreground'];
   if (options.noNetns) args.push('--no-netns');
@@ -130,6 +131,8 @@ export async function startLab(options: StartLabOptions): Promise<Lab> {
       if (exited === undefined) {
         await Promise.race([new Promise((r) => child.once('exit', r)), sleep(5000)]);
       }
+      // A directory we made ourselves goes away with the lab (keys, logs and all).
+      if (ownDir) await rm(dir, { recursive: true, force: true });
     },
   };
 }

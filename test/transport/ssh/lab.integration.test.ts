@@ -88,7 +88,9 @@ describe('lab.sh', () => {
   });
 
   it('falls back to loopback addresses with --no-netns, and stops cleanly (twice)', async () => {
-    const loop = await startLab({ count: 3, noNetns: true });
+    const dir = mkdtempSync(join(tmpdir(), 'kmx-lab-loop-'));
+    const loop = await startLab({ count: 3, noNetns: true, dir });
+    const pid = readFileSync(join(dir, 'hosts', 'lab-01', 'pid'), 'utf8').trim();
     try {
       expect(loop.mode).toBe('loopback');
       expect(loop.hosts.every((h) => h.address.startsWith('127.'))).toBe(true);
@@ -98,11 +100,18 @@ describe('lab.sh', () => {
     } finally {
       await loop.stop();
     }
-    const pids = readFileSync(join(loop.dir, 'hosts', 'lab-01', 'pid'), 'utf8').trim();
-    expect(existsSync(`/proc/${pids}`)).toBe(false);
-    expect(existsSync(join(loop.dir, 'supervisor.pid'))).toBe(false);
-    const second = spawnSync('bash', [labScriptPath(), 'stop', loop.dir], { encoding: 'utf8' });
+    expect(existsSync(`/proc/${pid}`)).toBe(false);
+    expect(existsSync(join(dir, 'supervisor.pid'))).toBe(false);
+    const second = spawnSync('bash', [labScriptPath(), 'stop', dir], { encoding: 'utf8' });
     expect(second.status).toBe(0);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('removes a lab directory it created itself', async () => {
+    const own = await startLab({ count: 1 });
+    expect(existsSync(own.dir)).toBe(true);
+    await own.stop();
+    expect(existsSync(own.dir)).toBe(false);
   });
 
   it('stop removes namespaces and the bridge (netns mode)', async () => {
