@@ -1,7 +1,3 @@
-import { createHash } from 'node:crypto';
-import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, rename, rm } from 'node:fs/promises';
-import { dirname } from 'node:path';
 import { ConnectionError } from '../../errors/index.js';
 import type { CommandResult } from '../../types/command-result.js';
 import { failedResult } from '../../types/command-result.js';
@@ -9,69 +5,17 @@ import type { ExecRequest, GetRequest, PutRequest, Transport } from '../types.js
 import { WinrmChannel } from './channel.js';
 import { decodeClixml } from './clixml.js';
 import { WinrmProtocolError, WSMAN_SHELL_NOT_FOUND, WsmanFaultError } from './errors.js';
+import { getFile, putFile } from './file-copy.js';
 import { type ResolvedWinrmOptions, resolveOptions, type WinrmTransportOptions } from './options.js';
-import { getFileScript, powershellInvocation, putFileScript, wrapScript } from './powershell.js';
+import { powershellInvocation, wrapScript } from './powershell.js';
+import { type RunOptions, type RunOutcome, toResult } from './run-types.js';
 import { WinrmShell } from './shell.js';
 import { SIGNAL_TERMINATE } from './soap.js';
+import { chunked } from './stdin-streams.js';
 
 /** A raw command for cmd.exe (no PowerShell wrapper): `execRaw({ command: 'ipconfig', args: ['/all'] })`. */
 export interface RawExecRequest extends Omit<ExecRequest, 'env' | 'cwd' | 'become'> {
   args?: string[];
-}
-
-interface RunOptions {
-  commandLine: string;
-  args?: string[];
-  stdin?: Buffer | AsyncIterable<Buffer>;
-  timeoutMs?: number;
-  signal?: AbortSignal;
-  onStdout?: (data: Buffer) => void;
-  onStderr?: (data: Buffer) => void;
-  /** Keep stdout in memory (false for downloads, which stream it). */
-  collectStdout?: boolean;
-}
-
-interface RunOutcome {
-  exitCode: number | null;
-  stdout: Buffer;
-  stderr: Buffer;
-  timedOut: boolean;
-  /** Why the command could not finish (lost connection, protocol error, cancelled). */
-  error?: string;
-  durationMs: number;
-}
-
-/** Bytes of file per base64 line on stdin (a multiple of 3 so lines need no padding). */
-const PUT_LINE_BYTES = 48 * 1024;
-
-async function* chunked(source: Buffer | AsyncIterable<Buffer>, size: number): AsyncGenerator<Buffer> {
-  if (Buffer.isBuffer(source)) {
-    for (let at = 0; at < source.length; at += size) yield source.subarray(at, at + size);
-    return;
-  }
-  let pending: Buffer[] = [];
-  let pendingLength = 0;
-  for await (const piece of source) {
-    pending.push(piece);
-    pendingLength += piece.length;
-    while (pendingLength >= size) {
-      const all = Buffer.concat(pending);
-      yield all.subarray(0, size);
-      pending = [all.subarray(size)];
-      pendingLength = all.length - size;
-    }
-  }
-  if (pendingLength > 0) yield Buffer.concat(pending);
-}
-
-async function* concatSources(
-  ...sources: (Buffer | AsyncIterable<Buffer> | undefined)[]
-): AsyncGenerator<Buffer> {
-  for (const s of sources) {
-    if (s === undefined) continue;
-    if (Buffer.isBuffer(s)) yield s;
-    else yield* s;
-  }
 }
 
 /**
@@ -237,22 +181,6 @@ export class WinrmTransport implements Transport {
     }
   }
 
-  private toResult(display: string, run: RunOutcome, decodeStderr: boolean): CommandResult {
-    let stderr = run.stderr.toString('utf8');
-    if (decodeStderr) stderr = decodeClixml(stderr);
-    if (run.error) stderr = stderr ? `${stderr}${stderr.endsWith('\n') ? '' : '\n'}${run.error}` : run.error;
-    return {
-      command: display,
-      exitCode: run.exitCode,
-      stdout: run.stdout.toString('utf8'),
-      stderr,
-      durationMs: run.durationMs,
-      failed: run.exitCode !== 0 || run.timedOut || run.error !== undefined,
-      timedOut: run.timedOut,
-      host: this.host,
-    };
-  }
-
   private streamOutput(request: ExecRequest | RawExecRequest) {
     const onOutput = request.onOutput;
     if (!onOutput) return {};
@@ -301,7 +229,7 @@ export class WinrmTransport implements Transport {
         ...(request.signal ? { signal: request.signal } : {}),
         ...this.streamOutput(request),
       });
-      return this.toResult(display, run, true);
+      return toResult(this.host, display, run, true);
     });
   }
 
@@ -317,7 +245,7 @@ export class WinrmTransport implements Transport {
         ...(request.signal ? { signal: request.signal } : {}),
         ...this.streamOutput(request),
       });
-      return this.toResult(display, run, false);
+      return toResult(this.host, display, run, false);
     });
   }
 
@@ -326,101 +254,12 @@ export class WinrmTransport implements Transport {
    * Get-FileHash before moving the file into place. `mode` has no meaning on Windows and is ignored.
    */
   put(request: PutRequest): Promise<CommandResult> {
-    const display = `put ${request.localPath ?? '<content>'} -> ${this.host}:${request.remotePath}`;
-    return this.serialised(async () => {
-      const started = Date.now();
-      let sha256: string;
-      let source: Buffer | AsyncIterable<Buffer>;
-      try {
-        if (request.localPath !== undefined) {
-          sha256 = await hashFile(request.localPath);
-          source = createReadStream(request.localPath, { highWaterMark: PUT_LINE_BYTES });
-        } else {
-          const content = Buffer.from(request.content ?? '');
-          sha256 = createHash('sha256').update(content).digest('hex');
-          source = content;
-        }
-      } catch (error) {
-        return failedResult(
-          display,
-          `cannot read ${request.localPath}: ${(error as Error).message}`,
-          Date.now() - started,
-          this.host,
-        );
-      }
-      const lines = base64Lines(chunked(source, PUT_LINE_BYTES));
-      const invocation = powershellInvocation(putFileScript(request.remotePath, sha256));
-      const run = await this.run({
-        commandLine: invocation.commandLine,
-        stdin: concatSources(invocation.stdinPrefix, lines),
-      });
-      const result = this.toResult(display, run, true);
-      result.stdout = '';
-      const farHash = run.stdout.toString('utf8').trim();
-      if (!result.failed && farHash !== sha256) {
-        result.failed = true;
-        result.stderr = `SHA-256 mismatch: sent ${sha256}, host reports ${farHash || 'nothing'}`;
-      }
-      return result;
-    });
+    return this.serialised(() => putFile((o) => this.run(o), this.host, request));
   }
 
   /** Fetches a file as base64 lines; checks the SHA-256 the host reports against the bytes received. */
   get(request: GetRequest): Promise<CommandResult> {
-    const display = `get ${this.host}:${request.remotePath} -> ${request.localPath}`;
-    return this.serialised(async () => {
-      const started = Date.now();
-      const partPath = `${request.localPath}.kubemix-part`;
-      try {
-        await mkdir(dirname(request.localPath), { recursive: true });
-      } catch (error) {
-        return failedResult(display, (error as Error).message, 0, this.host);
-      }
-      const file = createWriteStream(partPath);
-      const hash = createHash('sha256');
-      let farHash: string | undefined;
-      let pending = '';
-      let badLine = false;
-      const take = (line: string) => {
-        const trimmed = line.trim();
-        if (farHash === undefined) {
-          farHash = trimmed.toLowerCase();
-          return;
-        }
-        if (!trimmed) return;
-        const bytes = Buffer.from(trimmed, 'base64');
-        // Buffer.from skips characters that are not base64; a length check catches them cheaply.
-        const padding = trimmed.endsWith('==') ? 2 : trimmed.endsWith('=') ? 1 : 0;
-        if (trimmed.length % 4 !== 0 || bytes.length !== (trimmed.length / 4) * 3 - padding) badLine = true;
-        hash.update(bytes);
-        file.write(bytes);
-      };
-      const invocation = powershellInvocation(getFileScript(request.remotePath));
-      const run = await this.run({
-        commandLine: invocation.commandLine,
-        ...(invocation.stdinPrefix ? { stdin: invocation.stdinPrefix } : {}),
-        collectStdout: false,
-        onStdout: (data) => {
-          pending += data.toString('latin1');
-          const lines = pending.split('\n');
-          pending = lines.pop() ?? '';
-          for (const line of lines) take(line);
-        },
-      });
-      if (pending) take(pending);
-      await new Promise<void>((resolve) => file.end(resolve));
-      const result = this.toResult(display, run, true);
-      result.stdout = '';
-      const nearHash = hash.digest('hex');
-      if (!result.failed && (badLine || farHash !== nearHash)) {
-        result.failed = true;
-        result.stderr = `SHA-256 mismatch: host reports ${farHash ?? 'nothing'}, received bytes hash to ${nearHash}`;
-      }
-      if (result.failed) await rm(partPath, { force: true });
-      else await rename(partPath, request.localPath);
-      result.durationMs = Date.now() - started;
-      return result;
-    });
+    return this.serialised(() => getFile((o) => this.run(o), this.host, request));
   }
 
   /** Deletes the shell and closes the connection. Safe to call twice. */
@@ -433,16 +272,6 @@ export class WinrmTransport implements Transport {
       this.shell = undefined;
     });
   }
-}
-
-async function* base64Lines(source: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
-  for await (const piece of source) yield Buffer.from(`${piece.toString('base64')}\n`, 'latin1');
-}
-
-async function hashFile(path: string): Promise<string> {
-  const hash = createHash('sha256');
-  for await (const piece of createReadStream(path)) hash.update(piece as Buffer);
-  return hash.digest('hex');
 }
 
 function isShellGone(error: WsmanFaultError): boolean {
