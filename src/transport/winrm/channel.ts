@@ -74,8 +74,10 @@ export class WinrmChannel {
     const client = new Client(this.origin, {
       connect,
       pipelining: 1,
-      keepAliveTimeout: 120_000,
-      keepAliveMaxTimeout: 600_000,
+      // Close idle sockets before HTTP.sys does (IdleConnectionTimeout 120 s): a new socket just
+      // means a new NTLM handshake, a socket closed under a request means a lost request.
+      keepAliveTimeout: 60_000,
+      keepAliveMaxTimeout: 60_000,
       // A Receive may legitimately wait OperationTimeout before the server answers.
       headersTimeout: (operationTimeoutSec + 60) * 1000,
       bodyTimeout: (operationTimeoutSec + 60) * 1000,

@@ -141,14 +141,15 @@ export class WinrmTransport implements Transport {
           await terminate();
           return outcome({ error: 'cancelled' });
         }
-        let waitSec = operationTimeout;
+        // With an abort signal, poll at least every 5 s so cancelling does not wait a full OperationTimeout.
+        let waitSec = options.signal ? Math.min(operationTimeout, 5) : operationTimeout;
         if (options.timeoutMs !== undefined) {
           const left = options.timeoutMs - (Date.now() - started);
           if (left <= 0) {
             await terminate();
             return outcome({ timedOut: true, error: `timed out after ${options.timeoutMs} ms` });
           }
-          waitSec = Math.max(1, Math.min(operationTimeout, Math.ceil(left / 1000)));
+          waitSec = Math.max(1, Math.min(waitSec, Math.ceil(left / 1000)));
         }
         let chunk: Awaited<ReturnType<WinrmShell['receive']>>;
         try {

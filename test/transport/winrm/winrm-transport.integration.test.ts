@@ -146,6 +146,14 @@ describe('WinrmTransport, NTLM with message encryption over http', () => {
     expect((await transport.exec({ command: "Write-Output 'still here'" })).stdout).toBe('still here\r\n');
   });
 
+  it('an aborted signal stops the command and fails the result', async () => {
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 300);
+    const result = await transport.exec({ command: 'Start-Sleep -Seconds 30', signal: controller.signal });
+    expect(result).toMatchObject({ failed: true, timedOut: false, exitCode: null });
+    expect(result.stderr).toBe('cancelled');
+  });
+
   it('runs raw cmd.exe commands with execRaw', async () => {
     const result = await transport.execRaw({
       command: 'cmd',
