@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { runPlan, type RunSummary } from '../engine/index.js';
-import { createTransport } from '../executor/create-transport.js';
+import { createTransportFactory } from '../executor/create-transport.js';
 import { createPlaybookStepExecutor } from '../executor/playbook-step-executor.js';
 import type { Plan } from '../types/plan.js';
 import { err, out } from './output.js';
@@ -49,7 +49,8 @@ export async function runPlanWithRenderers(plan: Plan, clusterDir: string, flags
     summary = await runPlan({
       plan,
       clusterDir,
-      transports: createTransport,
+      // Hosts kubemix created are trusted on first use; their keys go to the cluster's own known_hosts.
+      transports: createTransportFactory({ clusterKnownHosts: join(clusterDir, 'known_hosts') }),
       // Steps run through the playbook task executor, which renders their templates itself
       // (per loop item, with registered results in scope), so the engine passes args as written.
       executeStep: createPlaybookStepExecutor(),

@@ -1,15 +1,27 @@
-import { ConnectionError } from '../errors/index.js';
 import { LocalTransport } from '../transport/local/index.js';
+import { SshTransport } from '../transport/ssh/index.js';
 import type { Transport } from '../transport/types.js';
 import type { InventoryHost } from '../types/inventory.js';
+import { type SshDefaults, sshOptionsFor } from './ssh-options.js';
+import type { TransportFactory } from './transport-pool.js';
+import { winrmTransportFor } from './winrm-options.js';
 
-/** Picks the transport for a host's connection kind. The only module that knows every wire. */
-export function createTransport(host: InventoryHost): Transport {
-  switch (host.connection) {
-    case 'local':
-      return new LocalTransport(host.name);
-    case 'ssh':
-    case 'winrm':
-      throw new ConnectionError(host.name, `${host.connection} transport is not wired in yet`);
-  }
+/** Settings that come from the run rather than the host (the cluster's own known_hosts). */
+export type TransportDefaults = SshDefaults;
+
+/** A factory that picks the transport for a host's connection kind. The only module that knows every wire. */
+export function createTransportFactory(defaults: TransportDefaults = {}): TransportFactory {
+  return (host: InventoryHost): Transport => {
+    switch (host.connection) {
+      case 'local':
+        return new LocalTransport(host.name);
+      case 'ssh':
+        return new SshTransport(sshOptionsFor(host, defaults));
+      case 'winrm':
+        return winrmTransportFor(host);
+    }
+  };
 }
+
+/** The factory with no run-specific settings (user-listed hosts, `kubemix run`). */
+export const createTransport: TransportFactory = createTransportFactory();

@@ -1,0 +1,135 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parse, stringify } from 'yaml';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Lab, startLab } from '../../scripts/lab/lab.js';
+import { createTransport } from '../../src/executor/create-transport.js';
+import { loadInventory, parseInventory, parsePlaybook, runPlaybook } from '../../src/playbook/index.js';
+import type { RunEvent } from '../../src/types/events.js';
+
+// Playbooks over the real SSH transport on real sshd lab hosts: what ansible-playbook users
+// expect from `kubemix run`.
+let lab: Lab;
+
+beforeAll(async () => {
+  lab = await startLab({ count: 3 });
+});
+
+afterAll(async () => {
+  await lab?.stop();
+});
+
+const playbook = (text: string) => parsePlaybook(text, join(tmpdir(), 'inline.yml'));
+
+describe('playbooks on SSH lab hosts', () => {
+  it('runs the every-keyword playbook on three hosts', async () => {
+    const work = mkdtempSync(join(tmpdir(), 'kubemix-lab-play-'));
+    // The fixture expects the local inventory's `greeting` var and `web` group: give the lab the same.
+    const doc = parse(readFileSync(lab.inventoryPath, 'utf8')) as { all: { vars: Record<string, unknown>; children?: Record<string, unknown> } };
+    doc.all.vars['greeting'] = 'hello';
+    doc.all.children = { ...doc.all.children, web: { hosts: { 'lab-01': null, 'lab-02': null } } };
+    const inventory = parseInventory(stringify(doc), lab.inventoryPath);
+    const result = await runPlaybook({
+      playbook: 'fixtures/playbooks/every-keyword.yml',
+      inventory,
+      extraVars: { work_dir: work, wait_host: '{{ ansible_host }}', wait_port: 22 },
+      transports: createTransport,
+    });
+    const failures = result.records.filter((r) => (r.status === 'failed' && !r.ignored) || r.status === 'unreachable');
+    expect(failures).toEqual([]);
+    expect(result.exitCode).toBe(0);
+    expect(Object.keys(result.stats)).toEqual(['lab-01', 'lab-02', 'lab-03']);
+    for (const stats of Object.values(result.stats)) {
+      expect(stats.failed).toBe(0);
+      expect(stats.changed).toBeGreaterThan(0);
+    }
+  });
+
+  it('reports an unreachable host while the others finish (exit 4)', async () => {
+    const inventory = parseInventory(
+      `all:\n  hosts:\n    lab-01:\n      ansible_host: ${lab.hosts[0]!.address}\n      ansible_user: root\n      ansible_ssh_private_key_file: ${lab.privateKeyPath}\n      ansible_ssh_common_args: '-o UserKnownHostsFile=${lab.knownHostsPath}'\n    ghost:\n      ansible_host: 127.0.0.1\n      ansible_port: 1\n      ansible_user: root\n      ansible_ssh_private_key_file: ${lab.privateKeyPath}\n`,
+      'ghost.yml',
+    );
+    const events: RunEvent[] = [];
+    const result = await runPlaybook({
+      playbook: playbook('- hosts: all\n  tasks:\n    - command: hostname\n    - command: "true"\n'),
+      inventory,
+      transports: createTransport,
+      onEvent: (e) => events.push(e),
+    });
+    expect(result.exitCode).toBe(4);
+    expect(result.stats['ghost']?.unreachable).toBe(1);
+    expect(result.stats['lab-01']).toMatchObject({ ok: 2, failed: 0, unreachable: 0 });
+    const unreachable = events.find((e) => e.type === 'host-unreachable');
+    expect(unreachable && 'message' in unreachable ? unreachable.message : '').toMatch(/ghost.*(refused|ECONNREFUSED)/i);
+  });
+
+  it('refuses a host whose key does not match known_hosts, naming both fingerprints', async () => {
+    const work = mkdtempSync(join(tmpdir(), 'kubemix-lab-keys-'));
+    const other = lab.hosts[1]!;
+    // known_hosts that claims lab-01's address carries lab-02's key.
+    const lines = readFileSync(lab.knownHostsPath, 'utf8').split('\n').filter(Boolean);
+    const otherKey = lines.find((l) => l.split(' ')[0]!.split(',').some((n) => n.includes(other.address)))!;
+    const target = lab.hosts[0]!;
+    const forged = join(work, 'known_hosts');
+    writeFileSync(forged, `${target.address} ${otherKey.split(' ').slice(1).join(' ')}\n`);
+    const inventory = parseInventory(
+      `all:\n  hosts:\n    lab-01:\n      ansible_host: ${target.address}\n      ansible_user: root\n      ansible_ssh_private_key_file: ${lab.privateKeyPath}\n      ansible_ssh_common_args: '-o UserKnownHostsFile=${forged}'\n`,
+      'forged.yml',
+    );
+    const events: RunEvent[] = [];
+    const result = await runPlaybook({ playbook: playbook('- hosts: all\n  tasks:\n    - command: "true"\n'), inventory, transports: createTransport, onEvent: (e) => events.push(e) });
+    expect(result.exitCode).toBe(4);
+    const message = JSON.stringify(events.filter((e) => e.type === 'host-unreachable'));
+    expect(message).toMatch(/SHA256:[A-Za-z0-9+/]+.*SHA256:[A-Za-z0-9+/]+/);
+  });
+
+  it('reaches a host through another lab host as a jump host', async () => {
+    const [jump, target] = [lab.hosts[0]!, lab.hosts[2]!];
+    const inventory = parseInventory(
+      `all:\n  hosts:\n    lab-03:\n      ansible_host: ${target.address}\n      ansible_user: root\n      ansible_ssh_private_key_file: ${lab.privateKeyPath}\n      ansible_ssh_common_args: '-o UserKnownHostsFile=${lab.knownHostsPath} -J root@${jump.address}'\n`,
+      'jump.yml',
+    );
+    const events: RunEvent[] = [];
+    const result = await runPlaybook({
+      playbook: playbook('- hosts: all\n  tasks:\n    - command: hostname\n      register: name\n    - assert:\n        that: name.stdout == "lab-03"\n'),
+      inventory,
+      transports: createTransport,
+      onEvent: (e) => events.push(e),
+    });
+    expect(result.exitCode).toBe(0);
+    expect(result.stats['lab-03']).toMatchObject({ ok: 2, failed: 0 });
+  });
+
+  it('recovers when sshd is killed and restarted mid-play (reconnect + retry)', async () => {
+    const host = lab.hosts[1]!;
+    const inventory = await loadInventory(lab.inventoryPath);
+    const events: RunEvent[] = [];
+    const run = runPlaybook({
+      playbook: playbook(
+        '- hosts: lab-02\n  tasks:\n    - command: "true"\n    - name: long step\n      shell: sleep 3; echo done\n      register: long\n      until: long.rc == 0\n      retries: 5\n      delay: 1\n    - command: hostname\n',
+      ),
+      inventory,
+      transports: createTransport,
+      onEvent: (e) => events.push(e),
+    });
+    // Kill the host while the long step runs, then bring it back.
+    await new Promise<void>((resolve) => {
+      const check = setInterval(() => {
+        if (events.some((e) => e.type === 'task-start' && e.task === 'long step')) {
+          clearInterval(check);
+          resolve();
+        }
+      }, 50);
+    });
+    await new Promise((r) => setTimeout(r, 500));
+    await lab.killHost(host.name);
+    await new Promise((r) => setTimeout(r, 500));
+    await lab.startHost(host.name);
+    const result = await run;
+    expect(events.some((e) => e.type === 'step-retry' && e.task === 'long step')).toBe(true);
+    expect(result.exitCode).toBe(0);
+    expect(result.stats['lab-02']).toMatchObject({ failed: 0, unreachable: 0 });
+  });
+});
