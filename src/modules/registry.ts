@@ -17,6 +17,19 @@ import { aptModule, dnfModule, packageModule } from './system/package.js';
 import { rebootModule } from './system/reboot.js';
 import { serviceModule, systemdModule } from './system/service.js';
 import type { Module } from './types.js';
+import {
+  winCommandModule,
+  winCopyModule,
+  winFeatureModule,
+  winFileModule,
+  winGetUrlModule,
+  winPathModule,
+  winRebootModule,
+  winServiceModule,
+  winShellModule,
+  winTemplateModule,
+  winWaitForModule,
+} from './windows/index.js';
 
 /** Every module kubemix knows, by name. Add new modules here. */
 const modules = new Map<string, Module<unknown>>();
@@ -60,6 +73,17 @@ for (const module of [
   serviceModule,
   systemdModule,
   probeModule,
+  winShellModule,
+  winCommandModule,
+  winCopyModule,
+  winTemplateModule,
+  winFileModule,
+  winGetUrlModule,
+  winFeatureModule,
+  winRebootModule,
+  winServiceModule,
+  winPathModule,
+  winWaitForModule,
 ] as Module<any>[]) {
   registerModule(module);
 }

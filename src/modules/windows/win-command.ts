@@ -1,0 +1,32 @@
+import type { Module } from '../types.js';
+import {
+  commandAction,
+  parseWinCommandArgs,
+  splitWindowsCommandLine,
+  type WinCommandArgs,
+  winCheckModeSkip,
+  winCommandOutcome,
+} from './command-common.js';
+import { psQuote } from './script.js';
+
+/** The PowerShell that starts an executable with literal arguments (no shell parsing of them). */
+export function winCommandBody(args: WinCommandArgs): string[] {
+  const words = args.argv ?? splitWindowsCommandLine(args.cmd);
+  const [program, ...rest] = words;
+  if (program === undefined) throw new TypeError('win_command: empty command');
+  return [`& ${[program, ...rest].map(psQuote).join(' ')}`];
+}
+
+/**
+ * `win_command`: runs an executable with arguments, without a shell (Ansible's semantics):
+ * the words are passed literally, so `|`, `>` and `$x` are plain arguments.
+ */
+export const winCommandModule: Module<WinCommandArgs> = {
+  name: 'win_command',
+  os: 'windows',
+  parseArgs: (raw) => parseWinCommandArgs('win_command', raw, true),
+  *run(args, context) {
+    if (context.checkMode) return winCheckModeSkip();
+    return winCommandOutcome(yield commandAction('win_command', args, winCommandBody(args)));
+  },
+};
