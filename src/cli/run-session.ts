@@ -4,7 +4,6 @@ import { dirname } from 'node:path';
 import type { RunEvent, RunEventListener } from '../types/events.js';
 import { err, isInteractive, out } from './output.js';
 import { formatEventJson, formatEventLine } from './render/line-log.js';
-import { createTaskList } from './render/task-list.js';
 
 /** What a running command gets: where to send events, and the Ctrl-C signal to pass down. */
 export interface RunSession {
@@ -32,6 +31,8 @@ export async function startRunSession(options: { logFormat: 'text' | 'json'; log
   if (options.logFormat === 'json') {
     listeners.push((event) => out(formatEventJson(event)));
   } else if (isInteractive()) {
+    // listr2 loads only when there is a terminal to draw on.
+    const { createTaskList } = await import('./render/task-list.js');
     const list = createTaskList();
     listeners.push(list.listener);
     taskList = list.finished;

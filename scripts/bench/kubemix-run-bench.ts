@@ -1,0 +1,52 @@
+import { spawn } from 'node:child_process';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { writeTruePlaybook } from './ssh-floors.js';
+
+/** Wall time and peak RSS of one whole `kubemix run` command (startup, logins and all). */
+export interface CommandMeasure {
+  name: string;
+  wallMs: number;
+  peakRssMb: number;
+  exitCode: number | null;
+  perTaskHostMs: number;
+}
+
+const cliPath = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
+
+/** Runs a command under GNU time and reads its wall time and maximum resident set size. */
+export function timeCommand(argv: string[], env: Record<string, string> = {}): Promise<{ wallMs: number; peakRssMb: number; exitCode: number | null; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('/usr/bin/time', ['-f', 'KMXTIME %e %M', ...argv], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+      env: { ...process.env, CI: 'true', ...env },
+    });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => {
+      stderr += d.toString();
+    });
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const match = /KMXTIME ([\d.]+) (\d+)/.exec(stderr);
+      if (!match) return reject(new Error(`no timing from /usr/bin/time: ${stderr.slice(-500)}`));
+      resolve({ wallMs: Number(match[1]) * 1000, peakRssMb: Number(match[2]) / 1024, exitCode: code, stderr });
+    });
+  });
+}
+
+/** `kubemix run` of `tasks` x `command: /bin/true` on the lab inventory, whole command. */
+export async function kubemixRunBench(options: { inventoryPath: string; hostsCount: number; tasks: number; forks: number; name?: string }): Promise<CommandMeasure> {
+  const dir = await mkdtemp(join(tmpdir(), 'kmx-bench-run-'));
+  const playbook = writeTruePlaybook(dir, options.tasks);
+  const measured = await timeCommand(['node', cliPath, 'run', playbook, '-i', options.inventoryPath, '-f', String(options.forks), '--log-format', 'json']);
+  if (measured.exitCode !== 0) throw new Error(`kubemix run failed (${measured.exitCode}): ${measured.stderr.slice(-800)}`);
+  return {
+    name: options.name ?? `kubemix run (forks ${options.forks})`,
+    wallMs: measured.wallMs,
+    peakRssMb: measured.peakRssMb,
+    exitCode: measured.exitCode,
+    perTaskHostMs: measured.wallMs / (options.tasks * options.hostsCount),
+  };
+}

@@ -1,0 +1,102 @@
+/**
+ * `npm run bench`: timings that never belong in pass/fail tests.
+ *  1. 50 x `command: /bin/true` on 10 lab hosts: kubemix (whole command) vs ansible-playbook vs
+ *     two ssh2 floors on open connections (exec channel per command, one persistent shell).
+ *  2. kubemix on 200 hosts x 20 tasks (loopback lab): wall time and peak RSS.
+ *  3. WinRM: HTTP requests per command on a reused shell; file copy throughput on loopback.
+ * Results are printed and written to bench-results/<time>.json.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { measureCopyThroughput, measureRoundTrips } from '../../fixtures/winrm-server/bench-helpers.js';
+import { startLab } from '../lab/lab.js';
+import { kubemixRunBench } from './kubemix-run-bench.js';
+import { ansibleBench, execChannelFloor, persistentShellFloor } from './ssh-floors.js';
+
+const only = process.argv.slice(2);
+const wanted = (part: string) => only.length === 0 || only.includes(part);
+const results: Record<string, unknown> = { date: new Date().toISOString() };
+const fmt = (ms: number) => (ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${ms.toFixed(0)} ms`);
+const log = (line = '') => process.stdout.write(`${line}\n`);
+
+async function sshComparison(): Promise<void> {
+  const hosts = 10;
+  const tasks = 50;
+  const lab = await startLab({ count: hosts });
+  try {
+    const floorOptions = { hosts: lab.hosts, tasks, knownHostsPath: lab.knownHostsPath, privateKeyPath: lab.privateKeyPath };
+    const kubemix = await kubemixRunBench({ inventoryPath: lab.inventoryPath, hostsCount: hosts, tasks, forks: 10 });
+    // Per task-host cost without start-up and logins: the slope between 2x and 1x the tasks.
+    const doubled = await kubemixRunBench({ inventoryPath: lab.inventoryPath, hostsCount: hosts, tasks: tasks * 2, forks: 10 });
+    const marginalMs = (doubled.wallMs - kubemix.wallMs) / (tasks * hosts);
+    const fixedMs = kubemix.wallMs - marginalMs * tasks * hosts;
+    const exec = await execChannelFloor(floorOptions);
+    const shell = await persistentShellFloor(floorOptions);
+    const { output, ...ansible } = await ansibleBench({ inventoryPath: lab.inventoryPath, hostsCount: hosts, tasks });
+    if (ansible.exitCode !== 0) throw new Error(`ansible-playbook failed:\n${output.slice(-1500)}`);
+    const vsAnsible = ansible.wallMs / kubemix.wallMs;
+    const vsFloor = marginalMs / shell.perTaskHostMs;
+    const wholeVsFloor = kubemix.perTaskHostMs / shell.perTaskHostMs;
+    log(`== ${tasks} tasks x ${hosts} hosts (${lab.mode} lab)`);
+    log(`  kubemix run (whole command)   ${fmt(kubemix.wallMs).padStart(9)}  ${kubemix.perTaskHostMs.toFixed(2)} ms/task-host  peak RSS ${kubemix.peakRssMb.toFixed(0)} MB`);
+    log(`  ansible-playbook              ${fmt(ansible.wallMs).padStart(9)}  ${ansible.perTaskHostMs.toFixed(2)} ms/task-host`);
+    log(`  floor: exec channel/command   ${fmt(exec.wallMs).padStart(9)}  ${exec.perTaskHostMs.toFixed(2)} ms/task-host (connections already open)`);
+    log(`  floor: persistent shell       ${fmt(shell.wallMs).padStart(9)}  ${shell.perTaskHostMs.toFixed(2)} ms/task-host (connections already open)`);
+    log(`  kubemix is ${vsAnsible.toFixed(1)}x faster than Ansible (target >= 20x)`);
+    log(`  kubemix per task-host (marginal, ${tasks * 2} vs ${tasks} tasks): ${marginalMs.toFixed(2)} ms = ${vsFloor.toFixed(2)}x the persistent-shell floor (target <= 1.5x)`);
+    log(`  kubemix fixed cost (node start-up, module loading, ${hosts} SSH logins): ${fmt(fixedMs)}; whole command per task-host ${wholeVsFloor.toFixed(2)}x the floor`);
+    results['ssh'] = {
+      hosts,
+      tasks,
+      lab: lab.mode,
+      kubemix,
+      kubemixDoubled: doubled,
+      ansible,
+      execFloor: exec,
+      shellFloor: shell,
+      marginalMs,
+      fixedMs,
+      ratios: { ansibleOverKubemix: vsAnsible, marginalOverShellFloor: vsFloor, wholeOverShellFloor: wholeVsFloor },
+    };
+  } finally {
+    await lab.stop();
+  }
+}
+
+async function manyHosts(): Promise<void> {
+  const hosts = 200;
+  const tasks = 20;
+  const started = performance.now();
+  const lab = await startLab({ count: hosts, noNetns: true });
+  const labMs = performance.now() - started;
+  try {
+    const kubemix = await kubemixRunBench({ inventoryPath: lab.inventoryPath, hostsCount: hosts, tasks, forks: 50, name: 'kubemix run (forks 50)' });
+    log(`== ${tasks} tasks x ${hosts} hosts (${lab.mode} lab, started in ${fmt(labMs)})`);
+    log(`  kubemix run (whole command)   ${fmt(kubemix.wallMs).padStart(9)}  peak RSS ${kubemix.peakRssMb.toFixed(0)} MB (targets: < 10 s, < 300 MB)`);
+    results['manyHosts'] = { hosts, tasks, lab: lab.mode, labStartMs: labMs, kubemix };
+  } finally {
+    await lab.stop();
+  }
+}
+
+async function winrm(): Promise<void> {
+  const ntlm = await measureRoundTrips({ commands: 50 });
+  const withStdin = await measureRoundTrips({ commands: 50, withStdin: true });
+  const copy = await measureCopyThroughput({ bytes: 32 * 1024 * 1024 });
+  log('== WinRM (test server on loopback, NTLM + message encryption)');
+  log(`  requests per command on a reused shell: ${ntlm.requestsPerCommand.toFixed(2)} (protocol minimum 3: Command + Receive + Signal), ${ntlm.msPerCommand.toFixed(1)} ms each`);
+  log(`  with stdin: ${withStdin.requestsPerCommand.toFixed(2)} (minimum 4, adds Send)`);
+  log(`  file copy: put ${copy.putMBps.toFixed(1)} MB/s, get ${copy.getMBps.toFixed(1)} MB/s (target >= 20 MB/s)`);
+  results['winrm'] = { roundTrips: ntlm, roundTripsWithStdin: withStdin, copy };
+}
+
+if (wanted('ssh')) await sshComparison();
+if (wanted('many')) await manyHosts();
+if (wanted('winrm')) await winrm();
+
+const outDir = fileURLToPath(new URL('../../../bench-results', import.meta.url));
+mkdirSync(outDir, { recursive: true });
+const file = join(outDir, `bench-${String(results['date']).replaceAll(':', '-')}.json`);
+writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
+log(`\nresults written to ${file}`);
