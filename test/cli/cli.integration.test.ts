@@ -69,17 +69,18 @@ describe('kubemix schema and help', () => {
 });
 
 describe('kubemix up / status on a local static cluster', () => {
-  it('runs the built tasks, then fails clearly at the first task not built yet', async () => {
+  // The local fixture's only node is this machine: tests never run the cluster playbooks on it,
+  // so every `up` here stops at wait-for-hosts or earlier.
+  it('runs the provider preflight and host checks, and reports them in status', async () => {
     const home = tempHome();
-    const result = await runCli(['up', localSpec], { home });
-    expect(result.exitCode).toBe(1);
+    const result = await runCli(['up', localSpec, '--stop-after', 'wait-for-hosts'], { home });
+    expect(result.exitCode).toBe(0);
     expect(result.stdout).toContain('DONE  prepare-provider');
     expect(result.stdout).toContain('OK    wait-for-hosts node-1: identify host');
-    expect(result.stdout).toContain('FAIL  prepare-linux');
-    expect(result.stderr).toContain('not implemented yet: prepare-linux');
+    expect(result.stdout).not.toContain('START prepare-linux');
     const status = await runCli(['status', localSpec], { home });
     expect(status.stdout).toMatch(/wait-for-hosts\s+done/);
-    expect(status.stdout).toMatch(/prepare-linux\s+failed/);
+    expect(status.stdout).toMatch(/prepare-linux\s+pending/);
   });
 
   it('stops after a named task, then resumes without redoing finished tasks', async () => {
@@ -126,10 +127,17 @@ describe('kubemix up / status on a local static cluster', () => {
     expect(readFileSync(join(clusterDir, 'lock'), 'utf8').trim()).toBe(String(process.pid));
   });
 
-  it('runs down as its own resumable plan, and refuses it while an up holds the lock', async () => {
+  it('refuses down while an up holds the lock', async () => {
     const home = tempHome();
     const clusterDir = join(home, 'clusters', 'local-demo');
-    const down = await runCli(['down', localSpec], { home });
+    await runCli(['up', localSpec, '--stop-after', 'prepare-provider'], { home });
+    writeFileSync(join(clusterDir, 'lock'), `${process.pid}\n`);
+    const locked = await runCli(['down', localSpec], { home });
+    expect(locked.exitCode).toBe(1);
+    expect(locked.stderr).toContain('in use by another kubemix run');
+    expect(existsSync(join(clusterDir, 'teardown'))).toBe(false);
+  });
+});
     expect(down.exitCode).toBe(1);
     expect(down.stderr).toContain('not implemented yet: cleanup');
     expect(existsSync(join(clusterDir, 'teardown', 'state.json'))).toBe(true);
