@@ -45,5 +45,6 @@ export function sshOptionsFor(host: InventoryHost, defaults: SshDefaults = {}): 
   if (options.hostKeyPolicy === 'accept-new' && defaults.clusterKnownHosts) options.acceptNewFile = defaults.clusterKnownHosts;
   const jump = str(vars['kubemix_ssh_jump']) ?? args.get('proxyjump');
   if (jump && jump !== 'none') options.jump = jump;
+  if (host.os === 'windows') options.remoteShell = 'powershell';
   return options;
 }

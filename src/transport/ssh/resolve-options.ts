@@ -63,6 +63,12 @@ export interface SshTransportOptions {
   maxChannelsPerConnection?: number;
   /** Connections per host (more are opened when channels run out). Default 4. */
   maxConnections?: number;
+  /**
+   * The remote shell. `sh` (default): commands run in long-lived /bin/sh sessions. `powershell`:
+   * Windows OpenSSH hosts; each command runs as `powershell -EncodedCommand` on its own exec
+   * channel, files are copied with PowerShell scripts (see powershell-mode.ts).
+   */
+  remoteShell?: 'sh' | 'powershell';
 }
 
 /** Options resolved at connect time: ssh config applied, secrets read, keys parsed. */

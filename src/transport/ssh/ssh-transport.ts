@@ -7,6 +7,7 @@ import type { ExecRequest, GetRequest, PutRequest, Transport } from '../types.js
 import { openConnection, TransientConnectError } from './connect.js';
 import { ConnectionPool, type ShellLease } from './connection-pool.js';
 import { type FramedOutcome, FrameReader } from './frame-reader.js';
+import { PowerShellMode } from './powershell-mode.js';
 import { type ResolvedTarget, resolveTarget, type SshTransportOptions } from './resolve-options.js';
 import { sftpGet, sftpPut } from './sftp-transfer.js';
 import { execCommandLine, killScript, newToken, type ShellCommand, sudoMarkers } from './shell-script.js';
@@ -46,7 +47,16 @@ export class SshTransport implements Transport {
   constructor(private readonly options: SshTransportOptions) {
     if (!options.host) throw new TypeError('SshTransport: host is required');
     this.host = options.host;
+    if (options.remoteShell === 'powershell')
+      this.powershell = new PowerShellMode({
+        host: this.host,
+        ready: () => this.ready(),
+        endpoint: () => this.endpoint,
+      });
   }
+
+  /** Set for Windows hosts (remoteShell powershell): exec/put/get go through PowerShell. */
+  private readonly powershell: PowerShellMode | undefined;
 
   /** Where this transport connects, as `user@address:port` (after ssh config), once connected. */
   get endpoint(): string | undefined {
@@ -83,6 +93,7 @@ export class SshTransport implements Transport {
     this.pool = pool;
     await pool.ensureConnected();
     this.lastLoss = undefined;
+    if (this.powershell) return;
     // Warm one shell so the first command does not pay for it; a host without /bin/sh still works.
     try {
       pool.releaseShell(await pool.acquireShell());
@@ -136,6 +147,7 @@ export class SshTransport implements Transport {
   }
 
   async exec(request: SshExecRequest): Promise<CommandResult> {
+    if (this.powershell) return this.powershell.exec(request);
     const started = Date.now();
     const display = request.display ?? request.command;
     const becomeUser = request.become
@@ -371,6 +383,7 @@ export class SshTransport implements Transport {
   private runHelper = (command: string): Promise<CommandResult> => this.exec({ command });
 
   async put(request: PutRequest): Promise<CommandResult> {
+    if (this.powershell) return this.powershell.put(request);
     const started = Date.now();
     const command = `put ${request.localPath ?? '<content>'} -> ${request.remotePath}`;
     return this.transfer(command, started, async (pool) =>
@@ -379,6 +392,7 @@ export class SshTransport implements Transport {
   }
 
   async get(request: GetRequest): Promise<CommandResult> {
+    if (this.powershell) return this.powershell.get(request);
     const started = Date.now();
     const command = `get ${request.remotePath} -> ${request.localPath}`;
     return this.transfer(command, started, async (pool) =>

@@ -1,0 +1,190 @@
+import type { ClientChannel } from 'ssh2';
+import type { CommandResult } from '../../types/command-result.js';
+import { failedResult } from '../../types/command-result.js';
+import type { ExecRequest, GetRequest, PutRequest } from '../types.js';
+// Pure PowerShell helpers shared with the WinRM client: the same wrapper, stdin bootstrap,
+// CLIXML decoding and hash-checked copy scripts, whatever carries them.
+import { decodeClixml } from '../winrm/clixml.js';
+import { getFile, putFile } from '../winrm/file-copy.js';
+import { powershellInvocation, wrapScript } from '../winrm/powershell.js';
+import { type RunOptions, type RunOutcome, toResult } from '../winrm/run-types.js';
+import type { ConnectionPool } from './connection-pool.js';
+
+/** What PowerShell mode needs from the SSH transport: a connected pool (or why there is none). */
+export interface PowerShellModeHost {
+  host: string;
+  ready(): Promise<Pick<ConnectionPool, 'openExec'> | string>;
+  endpoint(): string | undefined;
+}
+
+/**
+ * SSH to Windows hosts whose OpenSSH shell is PowerShell (or cmd): there is no /bin/sh to keep
+ * open, so every command is `powershell.exe -NoProfile -NonInteractive -EncodedCommand <base64
+ * UTF-16LE>` on its own exec channel, wrapped like the WinRM client's scripts (stop on errors,
+ * env, cwd, exit code), with long scripts sent through the stdin bootstrap. stdout and stderr
+ * stay separate; CLIXML stderr is decoded. put/get use the same chunked, SHA-256-checked
+ * PowerShell copy scripts as WinRM (no SFTP path translation needed). A timeout or abort closes
+ * the channel, which ends the session's process tree on Windows OpenSSH.
+ */
+export class PowerShellMode {
+  constructor(private readonly target: PowerShellModeHost) {}
+
+  private async run(options: RunOptions): Promise<RunOutcome> {
+    const started = Date.now();
+    const stdout: Buffer[] = [];
+    const stderr: Buffer[] = [];
+    const outcome = (partial: Partial<RunOutcome>): RunOutcome => ({
+      exitCode: null,
+      stdout: Buffer.concat(stdout),
+      stderr: Buffer.concat(stderr),
+      timedOut: false,
+      durationMs: Date.now() - started,
+      ...partial,
+    });
+    if (options.signal?.aborted) return outcome({ error: 'cancelled before it started' });
+    const pool = await this.target.ready();
+    if (typeof pool === 'string') return outcome({ error: pool });
+    let channel: ClientChannel;
+    let conn: { alive: boolean; lostReason?: string };
+    try {
+      ({ channel, conn } = await pool.openExec(options.commandLine));
+    } catch (error) {
+      return outcome({ error: (error as Error).message });
+    }
+    let exitCode: number | null = null;
+    let exitSignal: string | undefined;
+    let closed = false;
+    const done = new Promise<void>((resolve) => {
+      channel.on('data', (data: Buffer) => {
+        if (options.collectStdout !== false) stdout.push(data);
+        options.onStdout?.(data);
+      });
+      channel.stderr.on('data', (data: Buffer) => {
+        stderr.push(data);
+        options.onStderr?.(data);
+      });
+      channel.on('exit', (code: number | null, signal?: string) => {
+        exitCode = code ?? null;
+        if (signal) exitSignal = signal;
+      });
+      channel.on('close', () => {
+        closed = true;
+        resolve();
+      });
+    });
+    let timedOut = false;
+    let cancelled = false;
+    const timer =
+      options.timeoutMs === undefined
+        ? undefined
+        : setTimeout(() => {
+            timedOut = true;
+            channel.close();
+          }, options.timeoutMs);
+    const onAbort = () => {
+      cancelled = true;
+      channel.close();
+    };
+    options.signal?.addEventListener('abort', onAbort, { once: true });
+    void this.feed(channel, options.stdin, () => closed);
+    await done;
+    if (timer) clearTimeout(timer);
+    options.signal?.removeEventListener('abort', onAbort);
+    if (timedOut)
+      return outcome({
+        timedOut: true,
+        error: `${this.target.host}: timed out after ${options.timeoutMs} ms; the channel was closed`,
+      });
+    if (cancelled) return outcome({ error: `${this.target.host}: cancelled; the channel was closed` });
+    if (!conn.alive)
+      return outcome({
+        error: `connection to ${this.target.host} (${this.target.endpoint()}) was lost while the command ran: ${conn.lostReason ?? 'closed'}`,
+      });
+    if (exitCode === null)
+      return outcome({
+        error: exitSignal
+          ? `the command was killed by SIG${exitSignal}`
+          : 'the channel closed without an exit status',
+      });
+    return outcome({ exitCode });
+  }
+
+  /** Writes stdin with backpressure, then EOF (the bootstrap and copy scripts read to the end). */
+  private async feed(
+    channel: ClientChannel,
+    stdin: RunOptions['stdin'],
+    isClosed: () => boolean,
+  ): Promise<void> {
+    try {
+      if (stdin !== undefined) {
+        const pieces: Iterable<Buffer> | AsyncIterable<Buffer> = Buffer.isBuffer(stdin) ? [stdin] : stdin;
+        for await (const piece of pieces) {
+          if (isClosed()) return;
+          if (!channel.write(piece))
+            await new Promise<void>((resolve) => {
+              const go = () => {
+                channel.off('drain', go);
+                channel.off('close', go);
+                resolve();
+              };
+              channel.on('drain', go);
+              channel.on('close', go);
+            });
+        }
+      }
+      if (!isClosed()) channel.end();
+    } catch {
+      // A channel that closed under us reports through its own close/exit events.
+    }
+  }
+
+  /** Runs a PowerShell script (the transport's exec contract). become has no meaning here. */
+  async exec(request: ExecRequest): Promise<CommandResult> {
+    const display = request.display ?? request.command;
+    if (request.become)
+      return failedResult(
+        display,
+        'become is not supported on Windows over SSH: connect as the account that should run the command',
+        0,
+        this.target.host,
+      );
+    let script: string;
+    try {
+      script = wrapScript(request.command, {
+        ...(request.env ? { env: request.env } : {}),
+        ...(request.cwd !== undefined ? { cwd: request.cwd } : {}),
+      });
+    } catch (error) {
+      return failedResult(display, (error as Error).message, 0, this.target.host);
+    }
+    const invocation = powershellInvocation(script);
+    const userStdin = request.stdin === undefined ? undefined : Buffer.from(request.stdin);
+    const stdin =
+      invocation.stdinPrefix || userStdin
+        ? Buffer.concat([invocation.stdinPrefix ?? Buffer.alloc(0), userStdin ?? Buffer.alloc(0)])
+        : undefined;
+    const onOutput = request.onOutput;
+    const outcome = await this.run({
+      commandLine: invocation.commandLine,
+      ...(stdin ? { stdin } : {}),
+      ...(request.timeoutMs !== undefined ? { timeoutMs: request.timeoutMs } : {}),
+      ...(request.signal ? { signal: request.signal } : {}),
+      ...(onOutput
+        ? {
+            onStdout: (data: Buffer) => onOutput({ stream: 'stdout', data: data.toString('utf8') }),
+            onStderr: (data: Buffer) =>
+              onOutput({ stream: 'stderr', data: decodeClixml(data.toString('utf8')) }),
+          }
+        : {}),
+    });
+    return toResult(this.target.host, display, outcome, true);
+  }
+
+  put(request: PutRequest): Promise<CommandResult> {
+    return putFile((o) => this.run(o), this.target.host, request);
+  }
+
+  get(request: GetRequest): Promise<CommandResult> {
+    return getFile((o) => this.run(o), this.target.host, request);
+  }
+}
