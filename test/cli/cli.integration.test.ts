@@ -138,15 +138,6 @@ describe('kubemix up / status on a local static cluster', () => {
     expect(existsSync(join(clusterDir, 'teardown'))).toBe(false);
   });
 });
-    expect(down.exitCode).toBe(1);
-    expect(down.stderr).toContain('not implemented yet: cleanup');
-    expect(existsSync(join(clusterDir, 'teardown', 'state.json'))).toBe(true);
-    writeFileSync(join(clusterDir, 'lock'), `${process.pid}\n`);
-    const locked = await runCli(['down', localSpec], { home });
-    expect(locked.exitCode).toBe(1);
-    expect(locked.stderr).toContain('in use by another kubemix run');
-  });
-});
 
 describe('kubemix run', () => {
   it('runs a playbook on local inventory hosts and prints a PLAY RECAP', async () => {
