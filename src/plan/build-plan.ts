@@ -173,6 +173,7 @@ export function buildPlan({ spec, versions, clusterDir = '', playbooks = {}, pla
       control_plane_endpoint: `${apiServerHost}:${apiServerPort}`,
       first_controller: controllers[0]?.name ?? '',
       controller_count: controllers.length,
+      ...spec.vars,
     },
   };
 }

@@ -94,6 +94,7 @@ function staticHosts(spec: ClusterSpec & { provider: { type: 'static' } }): Inve
     const port = listed.port ?? defaultPort(connection);
     if (port !== undefined) host.port = port;
     if (credentials) host.credentials = credentials;
+    if (spec.provider.knownHosts && connection === 'ssh') host.vars = { kubemix_known_hosts: spec.provider.knownHosts };
     if (os === 'windows') host.windowsVersion = group?.windowsVersion ?? '2022';
     return host;
   });

@@ -1,5 +1,6 @@
 import { readFile, stat } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { homedir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
 import { SpecError, UsageError } from '../errors/index.js';
 import { parseSpecText } from './parse.js';
 import type { ClusterSpec } from './schema.js';
@@ -65,7 +66,7 @@ export async function loadSpec(argument: string, options: LoadSpecOptions = {}):
       const code = (error as NodeJS.ErrnoException).code ?? 'read error';
       throw new SpecError([{ file: argument, path: '', message: `cannot read the spec file (${code})` }]);
     }
-    return { spec: parseSpecText(text, argument), source: path, kind: 'file' };
+    return { spec: resolveSpecPaths(parseSpecText(text, argument), dirname(path)), source: path, kind: 'file' };
   }
   if (isShortForm(argument)) {
     return { spec: parseShortForm(argument, shortForm), source: argument, kind: 'short-form' };
@@ -77,4 +78,12 @@ export async function loadSpec(argument: string, options: LoadSpecOptions = {}):
       message: `no such spec file: ${argument} (and not a short form like k8s-libvirt-1-1-1)`,
     },
   ]);
+}
+
+/** Paths written in a spec file are relative to the file, like kubeconfig paths in kubectl. */
+function resolveSpecPaths(spec: ClusterSpec, dir: string): ClusterSpec {
+  if (spec.provider.type !== 'static' || !spec.provider.knownHosts) return spec;
+  const path = spec.provider.knownHosts;
+  const absolute = path.startsWith('~/') ? join(homedir(), path.slice(2)) : resolve(dir, path);
+  return { ...spec, provider: { ...spec.provider, knownHosts: absolute } };
 }

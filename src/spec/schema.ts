@@ -91,6 +91,11 @@ export const providerSchema = z.discriminatedUnion('type', [
   z.strictObject({
     type: z.literal('static'),
     hosts: z.array(staticHostSchema).min(1, 'must list at least one host'),
+    knownHosts: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('known_hosts file with the listed hosts\' SSH keys (default ~/.ssh/known_hosts); checked strictly.'),
   }),
   z.strictObject({
     type: z.literal('libvirt'),
@@ -216,6 +221,10 @@ const clusterSpecObject = z
       .record(z.string(), z.string())
       .optional()
       .describe('Overrides of playbooks/versions.yaml entries.'),
+    vars: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .describe('Extra variables for the cluster playbooks (like ansible-playbook -e); they win over kubemix defaults.'),
   })
   .describe('A kubemix cluster spec.');
 
