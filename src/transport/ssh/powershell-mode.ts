@@ -10,6 +10,9 @@ import { powershellInvocation, wrapScript } from '../winrm/powershell.js';
 import { type RunOptions, type RunOutcome, toResult } from '../winrm/run-types.js';
 import type { ConnectionPool } from './connection-pool.js';
 
+/** How long a stopped command's channel may take to confirm its close before the result is given back. */
+const STOP_GRACE_MS = 2000;
+
 /** What PowerShell mode needs from the SSH transport: a connected pool (or why there is none). */
 export interface PowerShellModeHost {
   host: string;
@@ -54,7 +57,9 @@ export class PowerShellMode {
     let exitCode: number | null = null;
     let exitSignal: string | undefined;
     let closed = false;
+    let stopDone: () => void = () => undefined;
     const done = new Promise<void>((resolve) => {
+      stopDone = resolve;
       channel.on('data', (data: Buffer) => {
         if (options.collectStdout !== false) stdout.push(data);
         options.onStdout?.(data);
@@ -74,28 +79,38 @@ export class PowerShellMode {
     });
     let timedOut = false;
     let cancelled = false;
+    let graceTimer: NodeJS.Timeout | undefined;
+    // OpenSSH confirms the close only once the session's process has exited: wait a little, then
+    // give the result back (the channel's slot is freed when the confirmation comes).
+    const stop = () => {
+      channel.close();
+      graceTimer ??= setTimeout(stopDone, STOP_GRACE_MS);
+    };
     const timer =
       options.timeoutMs === undefined
         ? undefined
         : setTimeout(() => {
             timedOut = true;
-            channel.close();
+            stop();
           }, options.timeoutMs);
     const onAbort = () => {
       cancelled = true;
-      channel.close();
+      stop();
     };
     options.signal?.addEventListener('abort', onAbort, { once: true });
     void this.feed(channel, options.stdin, () => closed);
     await done;
     if (timer) clearTimeout(timer);
+    if (graceTimer) clearTimeout(graceTimer);
+    const orphan = closed ? '' : ' (the host had not ended the command yet; it may run on until it exits)';
     options.signal?.removeEventListener('abort', onAbort);
     if (timedOut)
       return outcome({
         timedOut: true,
-        error: `${this.target.host}: timed out after ${options.timeoutMs} ms; the channel was closed`,
+        error: `${this.target.host}: timed out after ${options.timeoutMs} ms; the channel was closed${orphan}`,
       });
-    if (cancelled) return outcome({ error: `${this.target.host}: cancelled; the channel was closed` });
+    if (cancelled)
+      return outcome({ error: `${this.target.host}: cancelled; the channel was closed${orphan}` });
     if (!conn.alive)
       return outcome({
         error: `connection to ${this.target.host} (${this.target.endpoint()}) was lost while the command ran: ${conn.lostReason ?? 'closed'}`,
