@@ -51,7 +51,7 @@ export class RunOnceGate {
 }
 
 /** What runHost needs besides the per-step context. */
-export interface HostRunContext extends Omit<StepRunContext, 'step' | 'transport' | 'templateContext'> {
+export interface HostRunContext extends Omit<StepRunContext, 'step' | 'transport' | 'templateContext' | 'delegate'> {
   pool: TransportPool;
   outputs: OutputStore;
   /** Position of the host in the task's host list (0 runs the runOnce steps). */
@@ -92,6 +92,7 @@ export async function runHost(ctx: HostRunContext): Promise<HostRunResult> {
       }
       const result = await runStep({
         ...ctx,
+        delegate: (name) => delegateTo(ctx, name),
         step,
         transport,
         templateContext: ctx.outputs.context(ctx.plan.vars, host),
@@ -104,6 +105,13 @@ export async function runHost(ctx: HostRunContext): Promise<HostRunResult> {
   } finally {
     if (ctx.hostIndex === 0) ctx.gate.settleRest(runOnceIndexes);
   }
+}
+
+/** A plan host by name with its pooled transport: where delegate_to sends a step's commands. */
+async function delegateTo(ctx: HostRunContext, name: string): Promise<{ host: InventoryHost; transport: Transport }> {
+  const host = ctx.plan.hosts.find((h) => h.name === name);
+  if (!host) throw new ConnectionError(name, `delegate_to names a host that is not in the plan (hosts: ${ctx.plan.hosts.map((h) => h.name).join(', ')})`);
+  return { host, transport: await ctx.pool.get(host) };
 }
 
 function pick(result: {

@@ -1,3 +1,4 @@
+import type { StepRequest } from './types.js';
 import type { ModuleRunResult } from '../executor/run-module.js';
 import type { OutputChunk, Transport } from '../transport/types.js';
 import type { CommandResult } from '../types/command-result.js';
@@ -39,6 +40,8 @@ export interface StepRunContext {
   signal: AbortSignal;
   /** Saves a registered output. */
   register: (host: string, name: string, value: unknown, secret: boolean) => Promise<void>;
+  /** Another plan host and its pooled transport (delegate_to). */
+  delegate: StepRequest['delegate'];
 }
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
@@ -140,6 +143,7 @@ async function runAttempt(ctx: StepRunContext, step: PlanStep, attempt: number):
       signal,
       ...(step.timeoutMs === undefined ? {} : { timeoutMs: step.timeoutMs }),
       onOutput: step.secret ? () => undefined : output.push,
+      delegate: ctx.delegate,
     });
     output.flush();
     let result = decisiveResult(outcome) ?? summaryResult(ctx, step, outcome);

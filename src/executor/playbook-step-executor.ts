@@ -1,4 +1,7 @@
+import { renderString } from '../template/index.js';
 import { LocalTransport } from '../transport/local/index.js';
+import type { Transport } from '../transport/types.js';
+import type { InventoryHost } from '../types/inventory.js';
 import type { StepExecutor, StepRequest } from '../engine/types.js';
 import { StepDefinitionError } from '../engine/module-step-executor.js';
 import { findModule, moduleNames } from '../modules/registry.js';
@@ -6,6 +9,42 @@ import { executeTask } from '../playbook/execute-task.js';
 import { taskForPlanStep } from '../playbook/plan-step.js';
 import { mergeVars } from '../playbook/vars.js';
 import type { ModuleRunResult } from './run-module.js';
+
+/**
+ * Where a delegated step runs: another plan host through the engine's pool, or this machine for
+ * `localhost` when the plan has no host of that name (Ansible's implicit localhost).
+ */
+async function delegateTarget(
+  request: StepRequest,
+  delegateTo: string | undefined,
+  vars: Record<string, unknown>,
+  localhost: LocalTransport,
+): Promise<{ host: InventoryHost; transport: Transport } | undefined> {
+  if (delegateTo === undefined) return undefined;
+  const name = renderString(delegateTo, vars);
+  if (name === request.host.name) return undefined;
+  if (name === 'localhost' && !request.plan.hosts.some((h) => h.name === 'localhost')) {
+    return { host: { ...request.host, name: 'localhost', address: '127.0.0.1', connection: 'local', os: 'linux' }, transport: localhost };
+  }
+  return request.delegate(name);
+}
+
+/** Ansible's magic variables for a plan step: the task's hosts are the play's hosts. */
+function magicVariables({ plan, task, host }: StepRequest): Record<string, unknown> {
+  const groups: Record<string, string[]> = { all: plan.hosts.map((h) => h.name) };
+  for (const h of plan.hosts) groups[h.group] = [...(groups[h.group] ?? []), h.name];
+  return {
+    inventory_hostname: host.name,
+    inventory_hostname_short: host.name.split('.')[0],
+    ansible_host: host.address,
+    ansible_os_family: host.os === 'windows' ? 'Windows' : 'Linux',
+    group_names: [host.group],
+    groups,
+    ansible_play_hosts_all: task.hosts,
+    ansible_play_hosts: task.hosts,
+    ansible_play_batch: task.hosts,
+  };
+}
 
 /**
  * Runs cluster plan steps through the playbook task executor, so the cluster playbooks get the
@@ -26,30 +65,25 @@ export function createPlaybookStepExecutor(): StepExecutor {
       throw new StepDefinitionError(`unknown module "${step.module}" (known: ${moduleNames().join(', ')})`);
     }
     const task = taskForPlanStep(step);
-    if (task.delegateTo !== undefined && task.delegateTo !== 'localhost') {
-      throw new StepDefinitionError(`delegate_to "${task.delegateTo}": cluster playbooks may only delegate to localhost`);
-    }
     const context = request.vars as { vars?: Record<string, unknown>; outputs?: Record<string, unknown> };
     const registered = hostScopes.get(host.name) ?? {};
     const vars = mergeVars([
       { values: context.vars ?? {}, templated: true },
       {
         values: {
-          inventory_hostname: host.name,
-          ansible_host: host.address,
-          ansible_os_family: host.os === 'windows' ? 'Windows' : 'Linux',
-          group_names: [host.group],
+          ...magicVariables(request),
           outputs: context.outputs ?? {},
         },
       },
       { values: registered },
     ]);
+    const target = await delegateTarget(request, task.delegateTo, vars, localhost);
     const outcome = await executeTask({
       task,
       host,
-      transport: task.delegateTo === 'localhost' ? localhost : request.transport,
+      transport: target?.transport ?? request.transport,
       vars,
-      ...(task.delegateTo === 'localhost' ? { delegateHost: { ...host, name: 'localhost', connection: 'local' as const } } : {}),
+      ...(target ? { delegateHost: target.host } : {}),
       signal: request.signal,
       onOutput: request.onOutput,
       ...(request.timeoutMs === undefined ? {} : { timeoutMs: request.timeoutMs }),
