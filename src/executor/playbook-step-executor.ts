@@ -92,9 +92,12 @@ export function createPlaybookStepExecutor(): StepExecutor {
       // Same as a lost connection in any other step: a failed result the engine reports by host.
       return { changed: false, failed: true, msg: outcome.msg ?? 'host unreachable', results: outcome.results };
     }
-    const scope = { ...registered, ...outcome.facts };
-    if (task.register) scope[task.register] = outcome.registered;
-    hostScopes.set(host.name, scope);
+    // As in Ansible, what a run_once step registers or sets is visible on every host of the task.
+    for (const name of step.runOnce ? request.task.hosts : [host.name]) {
+      const scope = { ...hostScopes.get(name), ...outcome.facts };
+      if (task.register) scope[task.register] = outcome.registered;
+      hostScopes.set(name, scope);
+    }
     const result: ModuleRunResult = {
       changed: outcome.changed,
       failed: outcome.failed,

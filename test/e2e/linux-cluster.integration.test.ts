@@ -11,7 +11,7 @@ import { kubemix, tempClusterDir } from './helpers.js';
 let lab: ClusterLab;
 
 beforeAll(async () => {
-  lab = await startClusterLab({ count: 2 });
+  lab = await startClusterLab({ count: 4 });
 });
 
 afterAll(async () => {
@@ -23,7 +23,7 @@ describe('a Linux cluster from one command', () => {
     const dir = await tempClusterDir();
     const spec = await writeLabSpec(dir, {
       name: 'linux-lab',
-      linuxHosts: lab.hosts,
+      linuxHosts: lab.hosts.slice(0, 2),
       controllers: 1,
       knownHostsPath: lab.knownHostsPath,
       privateKeyPath: lab.privateKeyPath,
@@ -55,5 +55,61 @@ describe('a Linux cluster from one command', () => {
     const again = await kubemix(['up', spec, '--cluster-dir', clusterDir, '--stop-before', 'verify']);
     expect(again.exitCode).toBe(0);
     expect(again.stdout).toContain('SKIP  init-control-plane (already-done)');
+
+    // down: kubeadm reset on every node; the lab's cluster forgets them.
+    const down = await kubemix(['down', spec, '--cluster-dir', clusterDir]);
+    expect(down.stderr).toBe('');
+    expect(down.exitCode).toBe(0);
+    expect(await lab.cluster.nodes()).toEqual([]);
+  });
+
+  it('stops after each task in turn and resumes to the end', async () => {
+    const dir = await tempClusterDir();
+    const spec = await writeLabSpec(dir, {
+      name: 'stepwise',
+      linuxHosts: lab.hosts.slice(0, 2),
+      controllers: 1,
+      knownHostsPath: lab.knownHostsPath,
+      privateKeyPath: lab.privateKeyPath,
+    });
+    const clusterDir = join(dir, 'cluster');
+    const order = ['prepare-provider', 'wait-for-hosts', 'prepare-linux', 'init-control-plane', 'install-flannel', 'join-linux-workers'];
+    for (const [index, task] of order.entries()) {
+      const run = await kubemix(['up', spec, '--cluster-dir', clusterDir, '--stop-after', task]);
+      expect(run.stderr).toBe('');
+      expect(run.exitCode).toBe(0);
+      expect(run.stdout).toContain(`DONE  ${task}`);
+      // Only this task ran: everything before it was done by the earlier runs.
+      for (const earlier of order.slice(0, index)) expect(run.stdout).toContain(`SKIP  ${earlier} (already-done)`);
+      const state = JSON.parse(await readFile(join(clusterDir, 'state.json'), 'utf8')) as { tasks: Record<string, { status: string }> };
+      for (const later of order.slice(index + 1)) expect(state.tasks[later]?.status ?? 'pending').not.toBe('done');
+    }
+    expect((await lab.cluster.nodes()).length).toBe(2);
+    const down = await kubemix(['down', spec, '--cluster-dir', clusterDir]);
+    expect(down.exitCode).toBe(0);
+  });
+
+  it('builds three controllers behind one endpoint, plus a worker', async () => {
+    const dir = await tempClusterDir();
+    const first = lab.hosts[0]!;
+    const spec = await writeLabSpec(dir, {
+      name: 'ha-lab',
+      linuxHosts: lab.hosts.slice(0, 4),
+      controllers: 3,
+      endpoint: `${first.address}:6443`,
+      knownHostsPath: lab.knownHostsPath,
+      privateKeyPath: lab.privateKeyPath,
+    });
+    const clusterDir = join(dir, 'cluster');
+    const up = await kubemix(['up', spec, '--cluster-dir', clusterDir, '--stop-before', 'verify']);
+    expect(up.stderr).toBe('');
+    expect(up.exitCode).toBe(0);
+    const nodes = await lab.cluster.nodes();
+    const controlPlanes = nodes.filter((n) => 'node-role.kubernetes.io/control-plane' in (n.metadata.labels ?? {}));
+    expect(controlPlanes.map((n) => n.metadata.name).sort()).toEqual(['lab-01', 'lab-02', 'lab-03']);
+    expect(nodes.map((n) => n.metadata.name)).toContain('lab-04');
+    expect(nodes.every((n) => n.status?.conditions?.find((c) => c.type === 'Ready')?.status === 'True')).toBe(true);
+    const down = await kubemix(['down', spec, '--cluster-dir', clusterDir]);
+    expect(down.exitCode).toBe(0);
   });
 });
