@@ -134,7 +134,7 @@ export const winGetUrlModule: Module<WinGetUrlArgs> = {
     const result = yield {
       kind: 'exec',
       command: winGetUrlScript(args, context.checkMode),
-      display: `win_get_url: ${args.url} -> ${args.dest}`,
+      display: `win_get_url: ${args.url.replace(/\/\/[^/@]*@/, '//***@')} -> ${args.dest}`,
       timeoutMs: (args.timeout + 60) * 1000,
     };
     return outcomeFromResult('win_get_url', result);

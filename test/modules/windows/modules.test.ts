@@ -269,6 +269,16 @@ describe('win_get_url', () => {
     expect(outcome).toMatchObject({ changed: true, data: { checksum_dest: 'abc', status_code: 200 } });
   });
 
+  it('keeps URL credentials out of what people see', () => {
+    const { actions } = drive(
+      winGetUrlModule,
+      { url: 'http://user:pw@127.0.0.1/a', dest: 'C:\\a' },
+      [resultOf({})],
+      ctx,
+    );
+    expect((actions[0] as { display: string }).display).toBe('win_get_url: http://***@127.0.0.1/a -> C:\\a');
+  });
+
   it('rejects URLs and checksums it cannot use', () => {
     expect(() => winGetUrlModule.parseArgs({ url: 'file:///etc/passwd', dest: 'C:\\a' })).toThrow(
       'must be an http(s) or ftp URL',

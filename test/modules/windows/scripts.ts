@@ -17,6 +17,7 @@ import { winWaitForModule } from '../../../src/modules/windows/win-wait-for.js';
 import { windowsContext } from './helpers.js';
 
 /** The first exec action a module yields for some arguments. */
+// biome-ignore lint/suspicious/noExplicitAny: any module, whatever its argument type
 function firstExec(module: Module<any>, raw: Record<string, unknown>, check = false): string {
   const run = module.run(module.parseArgs(raw), windowsContext({ checkMode: check }));
   const next = run.next();
