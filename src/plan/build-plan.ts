@@ -173,6 +173,11 @@ export function buildPlan({ spec, versions, clusterDir = '', playbooks = {}, pla
       control_plane_endpoint: `${apiServerHost}:${apiServerPort}`,
       first_controller: controllers[0]?.name ?? '',
       controller_count: controllers.length,
+      windows_nodes: windowsWorkers.map((h) => ({
+        name: h.name,
+        windows_version: h.windowsVersion ?? '2022',
+        taint: spec.nodes.workers.find((g) => g.name === h.group)?.taint ?? false,
+      })),
       ...spec.vars,
     },
   };
