@@ -8,7 +8,7 @@ import { compiledStandinsDir } from '../../fixtures/lab/install-standins.js';
 import { joinWindowsNode } from '../../fixtures/lab/windows-node.js';
 import { type RunSummary, readState, runPlan } from '../../src/engine/index.js';
 import { createPlaybookStepExecutor } from '../../src/executor/playbook-step-executor.js';
-import type { ManifestVars } from '../../src/manifests/index.js';
+import { type ManifestVars, renderManifestObjects } from '../../src/manifests/index.js';
 import { parseInventory, playbooksDir } from '../../src/playbook/index.js';
 import { parseTaskFile } from '../../src/playbook/parse-playbook.js';
 import { planStepFromTask } from '../../src/playbook/plan-step.js';
@@ -169,6 +169,26 @@ describe('verify.yml on a lab cluster: 1 Linux controller + 1 Windows node', () 
     expect(failure).toMatchObject({ task: 'verify', host: 'lab-01', step: 'Every check passed' });
     expect(failure.stderrTail).toBe(
       'verify failed: node-to-pod, service-vip, service-dns, outbound (4 of 6 checks failed)',
+    );
+  });
+
+  it('pods that never start: every check is still reported, and the message says the rollout did not finish', async () => {
+    // VNI 1 on Windows: flanneld refuses it there, the HNS network never exists, pods stay ContainerCreating.
+    const invalid = { ...(vars as unknown as ManifestVars), flannel_vni: 1, flannel_port: 8472 };
+    for (const manifest of ['kube-flannel-windows', 'kube-proxy-windows'] as const)
+      for (const o of renderManifestObjects(manifest, invalid)) await lab.cluster.applyObject(o);
+    const { summary, results } = await runVerify(lab, { ...vars, verify_rollout_timeout: '1s' });
+    expect(results.map((r) => [r.check, r.ok, r.detail])).toEqual(
+      CHECK_NAMES.map((name) => [
+        name,
+        false,
+        ['service-vip', 'nodeport'].includes(name)
+          ? expect.stringMatching(/curl: \((7|28)\) /)
+          : 'no Running win-webserver pod',
+      ]),
+    );
+    expect(summary.failures[0]!.stderrTail).toBe(
+      'verify failed: node-to-pod, pod-to-pod, service-vip, service-dns, nodeport, outbound (6 of 6 checks failed; the win-webserver rollout did not finish)',
     );
   });
 });
