@@ -159,6 +159,8 @@ export function buildPlan({ spec, versions, clusterDir = '', playbooks = {}, pla
     windowsVersion: windowsWorkers[0]?.windowsVersion ?? '2022',
   });
 
+  const kubernetesVersion = (spec.kubernetes.version ?? versions['kubernetes'] ?? '').replace(/^v/, '');
+
   return {
     cluster: spec.name,
     hosts: provider === 'libvirt' ? hosts : [LOCALHOST, ...hosts],
@@ -169,7 +171,9 @@ export function buildPlan({ spec, versions, clusterDir = '', playbooks = {}, pla
       cluster_name: spec.name,
       cluster_dir: clusterDir,
       playbook_dir: playbookDir,
-      kubernetes_version: (spec.kubernetes.version ?? versions['kubernetes'] ?? '').replace(/^v/, ''),
+      kubernetes_version: kubernetesVersion,
+      // kubeadm's config API and the Windows join flags change with the minor version.
+      kubernetes_minor: Number(kubernetesVersion.split('.')[1] ?? 0),
       control_plane_endpoint: `${apiServerHost}:${apiServerPort}`,
       first_controller: controllers[0]?.name ?? '',
       controller_count: controllers.length,

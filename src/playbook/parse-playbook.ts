@@ -119,6 +119,8 @@ const FREE_FORM: Record<string, readonly string[]> = {
   shell: ['chdir', 'creates', 'removes', 'executable', 'stdin', 'stdin_add_newline'],
   raw: ['executable'],
   script: ['chdir', 'creates', 'removes', 'executable'],
+  win_shell: ['chdir', 'creates', 'removes', 'executable', 'stdin', 'no_profile'],
+  win_command: ['chdir', 'creates', 'removes', 'stdin'],
 };
 const LOOP_CONTROL_KEYS = ['loop_var', 'index_var', 'label', 'extended', 'pause'];
 
