@@ -10,6 +10,7 @@ const commands: Record<string, Command> = {
   plan: { load: async () => (await import('./commands/plan.js')).planCommand, summary: 'print the task graph `up` would run, per host' },
   up: { load: async () => (await import('./commands/up.js')).upCommand, summary: 'build the cluster (resumable)' },
   down: { load: async () => (await import('./commands/down.js')).downCommand, summary: 'tear the cluster down' },
+  verify: { load: async () => (await import('./commands/verify.js')).verifyCommand, summary: 'run the Windows guide checks on a built cluster' },
   status: { load: async () => (await import('./commands/status.js')).statusCommand, summary: 'show the state of the last run' },
   run: { load: async () => (await import('./commands/run.js')).runCommand, summary: 'run an Ansible-style playbook against an inventory' },
   schema: { load: async () => (await import('./commands/schema.js')).schemaCommand, summary: 'print the JSON Schema of cluster specs' },

@@ -55,7 +55,7 @@ describe('kubemix schema and help', () => {
     expect(Object.keys(schema.properties)).toEqual(expect.arrayContaining(['name', 'provider', 'nodes', 'network']));
   });
 
-  it.each(['plan', 'up', 'down', 'status', 'schema', 'run'])('has --help for %s', async (command) => {
+  it.each(['plan', 'up', 'down', 'status', 'schema', 'run', 'verify'])('has --help for %s', async (command) => {
     const result = await runCli([command, '--help'], { home: tempHome() });
     expect(result.exitCode).toBe(0);
     expect(result.stdout).toContain(`Usage: kubemix ${command}`);

@@ -3,6 +3,7 @@ import { loadClusterContext } from '../cluster-context.js';
 import { choiceOption, intOption, onePositional, parseCommandArgs, SHORT_FORM_HELP, SHORT_FORM_OPTIONS } from '../options.js';
 import { out } from '../output.js';
 import { runPlanWithRenderers } from '../run-plan-command.js';
+import { reportVerifyChecks } from '../verify-report.js';
 
 export const RUN_OPTIONS = {
   'cluster-dir': { type: 'string' },
@@ -42,11 +43,14 @@ export async function upCommand(argv: string[]): Promise<number> {
   const forks = intOption('forks', values.forks, { min: 1 });
   const logFormat = choiceOption('log-format', values['log-format'], ['text', 'json'] as const) ?? 'text';
   const context = await loadClusterContext(onePositional('up', positionals, 'spec'), values);
-  return runPlanWithRenderers(context.upPlan(), context.clusterDir, {
+  const plan = context.upPlan();
+  const code = await runPlanWithRenderers(plan, context.clusterDir, {
     logFormat,
     ...(forks !== undefined ? { forks } : {}),
     ...(values['stop-after'] !== undefined ? { stopAfter: values['stop-after'] } : {}),
     ...(values['stop-before'] !== undefined ? { stopBefore: values['stop-before'] } : {}),
     ...(values.from !== undefined ? { from: values.from } : {}),
   });
+  if (logFormat === 'text') await reportVerifyChecks(plan, context.clusterDir);
+  return code;
 }

@@ -1,0 +1,40 @@
+import { readState } from '../../engine/index.js';
+import { KubemixError } from '../../errors/index.js';
+import { loadClusterContext } from '../cluster-context.js';
+import { choiceOption, onePositional, parseCommandArgs, SHORT_FORM_HELP, SHORT_FORM_OPTIONS } from '../options.js';
+import { out } from '../output.js';
+import { runPlanWithRenderers } from '../run-plan-command.js';
+import { reportVerifyChecks } from '../verify-report.js';
+
+export const verifyHelp = `Usage: kubemix verify <spec> [options]
+
+Check a built cluster the way the Kubernetes Windows guide does: deploy win-webserver (a
+NodePort Service over two Windows pods), then node-to-pod, pod-to-pod, service VIP, service
+DNS name, NodePort and outbound checks. Prints a table and writes verify.json to the cluster
+directory. Exit code 0 when every check passed, 1 otherwise.
+
+Options:
+  --cluster-dir DIR          the cluster directory (default: derived from the spec's name)
+  --log-format text|json     plain lines or one JSON event per line
+${SHORT_FORM_HELP}`;
+
+export async function verifyCommand(argv: string[]): Promise<number> {
+  const { values, positionals } = parseCommandArgs('verify', argv, {
+    ...SHORT_FORM_OPTIONS,
+    'cluster-dir': { type: 'string' },
+    'log-format': { type: 'string' },
+  });
+  if (values.help) return out(verifyHelp), 0;
+  const logFormat = choiceOption('log-format', values['log-format'], ['text', 'json'] as const) ?? 'text';
+  const context = await loadClusterContext(onePositional('verify', positionals, 'spec'), values);
+  const plan = context.upPlan();
+  const verify = plan.tasks.find((t) => t.name === 'verify');
+  const state = await readState(context.clusterDir);
+  const missing = (verify?.needs ?? []).filter((name) => state?.tasks[name]?.status !== 'done');
+  if (missing.length > 0) {
+    throw new KubemixError(`cluster ${context.spec.name} is not built yet (not done: ${missing.join(', ')}); run kubemix up first`);
+  }
+  const code = await runPlanWithRenderers(plan, context.clusterDir, { logFormat, from: 'verify', stopAfter: 'verify' });
+  if (logFormat === 'text') await reportVerifyChecks(plan, context.clusterDir);
+  return code;
+}
