@@ -1,4 +1,4 @@
-import { optionalString, type RawArgs, rejectUnknown } from '../args.js';
+import { optionalBool, optionalString, type RawArgs, rejectUnknown } from '../args.js';
 import { commandData } from '../shell.js';
 import type { ModuleAction, ModuleOutcome } from '../types.js';
 import { moduleHeader, psQuote, WIN_SKIPPED_MARKER } from './script.js';
@@ -13,13 +13,19 @@ export interface WinCommandArgs {
   creates?: string;
   removes?: string;
   stdin?: string;
+  /** win_shell only: another shell taking `/c COMMAND` (e.g. cmd). */
+  executable?: string;
 }
 
 /** Parses win_shell / win_command arguments (Ansible's free form, cmd, argv, chdir, creates, removes, stdin). */
 export function parseWinCommandArgs(module: string, raw: RawArgs, allowArgv: boolean): WinCommandArgs {
   const known = ['cmd', '_raw_params', 'chdir', 'creates', 'removes', 'stdin'];
   if (allowArgv) known.push('argv');
+  else known.push('executable', 'no_profile');
   rejectUnknown(module, raw, known);
+  // PowerShell always starts with -NoProfile here (the transports' invocation): loading a profile is not offered.
+  if (optionalBool(module, raw, 'no_profile') === false)
+    throw new TypeError(`${module}: "no_profile: false" is not supported (profiles are never loaded)`);
   const argvRaw = raw['argv'];
   let argv: string[] | undefined;
   if (argvRaw !== undefined && argvRaw !== null) {
@@ -38,7 +44,7 @@ export function parseWinCommandArgs(module: string, raw: RawArgs, allowArgv: boo
     throw new TypeError(`${module}: "cmd" must be a non-empty string`);
   const args: WinCommandArgs = { cmd };
   if (argv) args.argv = argv;
-  for (const key of ['chdir', 'creates', 'removes', 'stdin'] as const) {
+  for (const key of ['chdir', 'creates', 'removes', 'stdin', 'executable'] as const) {
     const value = optionalString(module, raw, key);
     if (value !== undefined) args[key] = value;
   }
@@ -122,6 +128,7 @@ export function commandAction(
   if (args.argv) header['argv'] = args.argv;
   if (args.creates !== undefined) header['creates'] = args.creates;
   if (args.removes !== undefined) header['removes'] = args.removes;
+  if (args.executable !== undefined) header['executable'] = args.executable;
   const action: Extract<ModuleAction, { kind: 'exec' }> = {
     kind: 'exec',
     command: [moduleHeader(module, header), ...guardLines(args), ...body].join('\n'),

@@ -6,10 +6,18 @@ import {
   winCheckModeSkip,
   winCommandOutcome,
 } from './command-common.js';
+import { psQuote } from './script.js';
+
+/** The script body: the command itself, or `& EXECUTABLE /c COMMAND` for another shell (Ansible's `executable`). */
+export function winShellBody(args: WinCommandArgs): string[] {
+  if (args.executable === undefined) return [args.cmd];
+  return [`& ${psQuote(args.executable)} /c ${psQuote(args.cmd)}`];
+}
 
 /**
- * `win_shell`: runs a PowerShell command line on a Windows host (pipes, cmdlets, variables).
- * `chdir` and `stdin` travel with the exec action; `creates`/`removes` guard it.
+ * `win_shell`: runs a PowerShell command line on a Windows host (pipes, cmdlets, variables), or
+ * with `executable` (e.g. cmd) another shell's `/c` command line. `chdir` and `stdin` travel with
+ * the exec action; `creates`/`removes` guard it.
  */
 export const winShellModule: Module<WinCommandArgs> = {
   name: 'win_shell',
@@ -17,6 +25,6 @@ export const winShellModule: Module<WinCommandArgs> = {
   parseArgs: (raw) => parseWinCommandArgs('win_shell', raw, false),
   *run(args, context) {
     if (context.checkMode) return winCheckModeSkip();
-    return winCommandOutcome(yield commandAction('win_shell', args, [args.cmd]));
+    return winCommandOutcome(yield commandAction('win_shell', args, winShellBody(args)));
   },
 };

@@ -84,6 +84,17 @@ describe('win_shell and win_command', () => {
     expect(skipped.execs[0]).toContain("if (Test-Path -LiteralPath 'C:\\done')");
   });
 
+  it('runs another shell with executable (its /c command line)', () => {
+    const { execs } = drive(
+      winShellModule,
+      { cmd: 'echo %PATH% & ver', executable: 'cmd', no_profile: true },
+      [result()],
+      ctx,
+    );
+    expect(execs[0]!.split('\n').at(-1)).toBe("& 'cmd' /c 'echo %PATH% & ver'");
+    expect(header(execs[0]!)?.args).toEqual({ cmd: 'echo %PATH% & ver', executable: 'cmd' });
+  });
+
   it('runs win_command words literally, from a command line or argv', () => {
     const line = drive(winCommandModule, { cmd: 'C:\\k\\kubelet.exe --v "a b" $x|y' }, [result()], ctx);
     expect(line.execs[0]!.split('\n').at(-1)).toBe("& 'C:\\k\\kubelet.exe' '--v' 'a b' '$x|y'");
@@ -103,7 +114,10 @@ describe('win_shell and win_command', () => {
     expect(() => winShellModule.parseArgs({ cmd: '' })).toThrow(
       'win_shell: "cmd" must be a non-empty string',
     );
-    expect(() => winShellModule.parseArgs({ cmd: 'x', executable: 'cmd' })).toThrow(
+    expect(() => winShellModule.parseArgs({ cmd: 'x', no_profile: false })).toThrow(
+      '"no_profile: false" is not supported',
+    );
+    expect(() => winCommandModule.parseArgs({ cmd: 'x', executable: 'cmd' })).toThrow(
       'unsupported argument "executable"',
     );
     expect(() => winCommandModule.parseArgs({ cmd: 'x', argv: ['y'] })).toThrow('either "cmd" or "argv"');

@@ -33,6 +33,10 @@ export function representativeScripts(): Record<string, string> {
       cmd: 'Get-Service | Where-Object { $_.Status -eq "Running" }',
       creates: 'C:\\done',
     }),
+    'win_shell executable': firstExec(winShellModule, {
+      cmd: 'dir "C:\\Program Files" & ver',
+      executable: 'cmd.exe',
+    }),
     'win_shell removes': firstExec(winShellModule, { _raw_params: 'hostname', removes: "C:\\it's here" }),
     win_command: firstExec(winCommandModule, { cmd: 'C:\\k\\kubeadm.exe join "10.0.0.1:6443" --token abc' }),
     'win_command argv': firstExec(winCommandModule, { argv: ['icacls', 'C:\\x y', '/grant', 'Users:(R)'] }),
