@@ -17,7 +17,10 @@ export interface CommandMeasure {
 const cliPath = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
 
 /** Runs a command under GNU time and reads its wall time and maximum resident set size. */
-export function timeCommand(argv: string[], env: Record<string, string> = {}): Promise<{ wallMs: number; peakRssMb: number; exitCode: number | null; stderr: string }> {
+export function timeCommand(
+  argv: string[],
+  env: Record<string, string> = {},
+): Promise<{ wallMs: number; peakRssMb: number; exitCode: number | null; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn('/usr/bin/time', ['-f', 'KMXTIME %e %M', ...argv], {
       stdio: ['ignore', 'ignore', 'pipe'],
@@ -31,17 +34,40 @@ export function timeCommand(argv: string[], env: Record<string, string> = {}): P
     child.on('close', (code) => {
       const match = /KMXTIME ([\d.]+) (\d+)/.exec(stderr);
       if (!match) return reject(new Error(`no timing from /usr/bin/time: ${stderr.slice(-500)}`));
-      resolve({ wallMs: Number(match[1]) * 1000, peakRssMb: Number(match[2]) / 1024, exitCode: code, stderr });
+      resolve({
+        wallMs: Number(match[1]) * 1000,
+        peakRssMb: Number(match[2]) / 1024,
+        exitCode: code,
+        stderr,
+      });
     });
   });
 }
 
 /** `kubemix run` of `tasks` x `command: /bin/true` on the lab inventory, whole command. */
-export async function kubemixRunBench(options: { inventoryPath: string; hostsCount: number; tasks: number; forks: number; name?: string }): Promise<CommandMeasure> {
+export async function kubemixRunBench(options: {
+  inventoryPath: string;
+  hostsCount: number;
+  tasks: number;
+  forks: number;
+  name?: string;
+}): Promise<CommandMeasure> {
   const dir = await mkdtemp(join(tmpdir(), 'kmx-bench-run-'));
   const playbook = writeTruePlaybook(dir, options.tasks);
-  const measured = await timeCommand(['node', cliPath, 'run', playbook, '-i', options.inventoryPath, '-f', String(options.forks), '--log-format', 'json']);
-  if (measured.exitCode !== 0) throw new Error(`kubemix run failed (${measured.exitCode}): ${measured.stderr.slice(-800)}`);
+  const measured = await timeCommand([
+    'node',
+    cliPath,
+    'run',
+    playbook,
+    '-i',
+    options.inventoryPath,
+    '-f',
+    String(options.forks),
+    '--log-format',
+    'json',
+  ]);
+  if (measured.exitCode !== 0)
+    throw new Error(`kubemix run failed (${measured.exitCode}): ${measured.stderr.slice(-800)}`);
   return {
     name: options.name ?? `kubemix run (forks ${options.forks})`,
     wallMs: measured.wallMs,

@@ -25,27 +25,58 @@ async function sshComparison(): Promise<void> {
   const tasks = 50;
   const lab = await startLab({ count: hosts });
   try {
-    const floorOptions = { hosts: lab.hosts, tasks, knownHostsPath: lab.knownHostsPath, privateKeyPath: lab.privateKeyPath };
-    const kubemix = await kubemixRunBench({ inventoryPath: lab.inventoryPath, hostsCount: hosts, tasks, forks: 10 });
+    const floorOptions = {
+      hosts: lab.hosts,
+      tasks,
+      knownHostsPath: lab.knownHostsPath,
+      privateKeyPath: lab.privateKeyPath,
+    };
+    const kubemix = await kubemixRunBench({
+      inventoryPath: lab.inventoryPath,
+      hostsCount: hosts,
+      tasks,
+      forks: 10,
+    });
     // Per task-host cost without start-up and logins: the slope between 2x and 1x the tasks.
-    const doubled = await kubemixRunBench({ inventoryPath: lab.inventoryPath, hostsCount: hosts, tasks: tasks * 2, forks: 10 });
+    const doubled = await kubemixRunBench({
+      inventoryPath: lab.inventoryPath,
+      hostsCount: hosts,
+      tasks: tasks * 2,
+      forks: 10,
+    });
     const marginalMs = (doubled.wallMs - kubemix.wallMs) / (tasks * hosts);
     const fixedMs = kubemix.wallMs - marginalMs * tasks * hosts;
     const exec = await execChannelFloor(floorOptions);
     const shell = await persistentShellFloor(floorOptions);
-    const { output, ...ansible } = await ansibleBench({ inventoryPath: lab.inventoryPath, hostsCount: hosts, tasks });
+    const { output, ...ansible } = await ansibleBench({
+      inventoryPath: lab.inventoryPath,
+      hostsCount: hosts,
+      tasks,
+    });
     if (ansible.exitCode !== 0) throw new Error(`ansible-playbook failed:\n${output.slice(-1500)}`);
     const vsAnsible = ansible.wallMs / kubemix.wallMs;
     const vsFloor = marginalMs / shell.perTaskHostMs;
     const wholeVsFloor = kubemix.perTaskHostMs / shell.perTaskHostMs;
     log(`== ${tasks} tasks x ${hosts} hosts (${lab.mode} lab)`);
-    log(`  kubemix run (whole command)   ${fmt(kubemix.wallMs).padStart(9)}  ${kubemix.perTaskHostMs.toFixed(2)} ms/task-host  peak RSS ${kubemix.peakRssMb.toFixed(0)} MB`);
-    log(`  ansible-playbook              ${fmt(ansible.wallMs).padStart(9)}  ${ansible.perTaskHostMs.toFixed(2)} ms/task-host`);
-    log(`  floor: exec channel/command   ${fmt(exec.wallMs).padStart(9)}  ${exec.perTaskHostMs.toFixed(2)} ms/task-host (connections already open)`);
-    log(`  floor: persistent shell       ${fmt(shell.wallMs).padStart(9)}  ${shell.perTaskHostMs.toFixed(2)} ms/task-host (connections already open)`);
+    log(
+      `  kubemix run (whole command)   ${fmt(kubemix.wallMs).padStart(9)}  ${kubemix.perTaskHostMs.toFixed(2)} ms/task-host  peak RSS ${kubemix.peakRssMb.toFixed(0)} MB`,
+    );
+    log(
+      `  ansible-playbook              ${fmt(ansible.wallMs).padStart(9)}  ${ansible.perTaskHostMs.toFixed(2)} ms/task-host`,
+    );
+    log(
+      `  floor: exec channel/command   ${fmt(exec.wallMs).padStart(9)}  ${exec.perTaskHostMs.toFixed(2)} ms/task-host (connections already open)`,
+    );
+    log(
+      `  floor: persistent shell       ${fmt(shell.wallMs).padStart(9)}  ${shell.perTaskHostMs.toFixed(2)} ms/task-host (connections already open)`,
+    );
     log(`  kubemix is ${vsAnsible.toFixed(1)}x faster than Ansible (target >= 20x)`);
-    log(`  kubemix per task-host (marginal, ${tasks * 2} vs ${tasks} tasks): ${marginalMs.toFixed(2)} ms = ${vsFloor.toFixed(2)}x the persistent-shell floor (target <= 1.5x)`);
-    log(`  kubemix fixed cost (node start-up, module loading, ${hosts} SSH logins): ${fmt(fixedMs)}; whole command per task-host ${wholeVsFloor.toFixed(2)}x the floor`);
+    log(
+      `  kubemix per task-host (marginal, ${tasks * 2} vs ${tasks} tasks): ${marginalMs.toFixed(2)} ms = ${vsFloor.toFixed(2)}x the persistent-shell floor (target <= 1.5x)`,
+    );
+    log(
+      `  kubemix fixed cost (node start-up, module loading, ${hosts} SSH logins): ${fmt(fixedMs)}; whole command per task-host ${wholeVsFloor.toFixed(2)}x the floor`,
+    );
     results['ssh'] = {
       hosts,
       tasks,
@@ -57,7 +88,11 @@ async function sshComparison(): Promise<void> {
       shellFloor: shell,
       marginalMs,
       fixedMs,
-      ratios: { ansibleOverKubemix: vsAnsible, marginalOverShellFloor: vsFloor, wholeOverShellFloor: wholeVsFloor },
+      ratios: {
+        ansibleOverKubemix: vsAnsible,
+        marginalOverShellFloor: vsFloor,
+        wholeOverShellFloor: wholeVsFloor,
+      },
     };
   } finally {
     await lab.stop();
@@ -71,9 +106,17 @@ async function manyHosts(): Promise<void> {
   const lab = await startLab({ count: hosts, noNetns: true });
   const labMs = performance.now() - started;
   try {
-    const kubemix = await kubemixRunBench({ inventoryPath: lab.inventoryPath, hostsCount: hosts, tasks, forks: 50, name: 'kubemix run (forks 50)' });
+    const kubemix = await kubemixRunBench({
+      inventoryPath: lab.inventoryPath,
+      hostsCount: hosts,
+      tasks,
+      forks: 50,
+      name: 'kubemix run (forks 50)',
+    });
     log(`== ${tasks} tasks x ${hosts} hosts (${lab.mode} lab, started in ${fmt(labMs)})`);
-    log(`  kubemix run (whole command)   ${fmt(kubemix.wallMs).padStart(9)}  peak RSS ${kubemix.peakRssMb.toFixed(0)} MB (targets: < 10 s, < 300 MB)`);
+    log(
+      `  kubemix run (whole command)   ${fmt(kubemix.wallMs).padStart(9)}  peak RSS ${kubemix.peakRssMb.toFixed(0)} MB (targets: < 10 s, < 300 MB)`,
+    );
     results['manyHosts'] = { hosts, tasks, lab: lab.mode, labStartMs: labMs, kubemix };
   } finally {
     await lab.stop();
@@ -85,9 +128,13 @@ async function winrm(): Promise<void> {
   const withStdin = await measureRoundTrips({ commands: 50, withStdin: true });
   const copy = await measureCopyThroughput({ bytes: 32 * 1024 * 1024 });
   log('== WinRM (test server on loopback, NTLM + message encryption)');
-  log(`  requests per command on a reused shell: ${ntlm.requestsPerCommand.toFixed(2)} (protocol minimum 3: Command + Receive + Signal), ${ntlm.msPerCommand.toFixed(1)} ms each`);
+  log(
+    `  requests per command on a reused shell: ${ntlm.requestsPerCommand.toFixed(2)} (protocol minimum 3: Command + Receive + Signal), ${ntlm.msPerCommand.toFixed(1)} ms each`,
+  );
   log(`  with stdin: ${withStdin.requestsPerCommand.toFixed(2)} (minimum 4, adds Send)`);
-  log(`  file copy: put ${copy.putMBps.toFixed(1)} MB/s, get ${copy.getMBps.toFixed(1)} MB/s (target >= 20 MB/s)`);
+  log(
+    `  file copy: put ${copy.putMBps.toFixed(1)} MB/s, get ${copy.getMBps.toFixed(1)} MB/s (target >= 20 MB/s)`,
+  );
   results['winrm'] = { roundTrips: ntlm, roundTripsWithStdin: withStdin, copy };
 }
 

@@ -25,18 +25,28 @@ export function defaultClusterDir(name: string): string {
 }
 
 /** Loads the spec named on the command line (a YAML file or a Kubeinit short form) and everything derived from it. */
-export async function loadClusterContext(argument: string, values: Record<string, unknown>): Promise<ClusterContext> {
+export async function loadClusterContext(
+  argument: string,
+  values: Record<string, unknown>,
+): Promise<ClusterContext> {
   const shortForm: Parameters<typeof loadSpec>[1] = {};
   const windowsWorkers = intOption('windows-workers', values['windows-workers'] as string | undefined);
   if (windowsWorkers !== undefined) shortForm.windowsWorkers = windowsWorkers;
-  const windowsVersion = choiceOption('windows-version', values['windows-version'] as string | undefined, ['2019', '2022'] as const);
+  const windowsVersion = choiceOption(
+    'windows-version',
+    values['windows-version'] as string | undefined,
+    ['2019', '2022'] as const,
+  );
   if (windowsVersion !== undefined) shortForm.windowsVersion = windowsVersion;
   if (values['hypervisor'] !== undefined) shortForm.hypervisors = values['hypervisor'] as string[];
-  if (values['kubernetes-version'] !== undefined) shortForm.kubernetesVersion = values['kubernetes-version'] as string;
+  if (values['kubernetes-version'] !== undefined)
+    shortForm.kubernetesVersion = values['kubernetes-version'] as string;
   if (values['name'] !== undefined) shortForm.name = values['name'] as string;
   const { spec, source } = await loadSpec(argument, shortForm);
   const versions = loadVersions(spec.versions ?? {});
-  const clusterDir = values['cluster-dir'] ? resolve(String(values['cluster-dir'])) : defaultClusterDir(spec.name);
+  const clusterDir = values['cluster-dir']
+    ? resolve(String(values['cluster-dir']))
+    : defaultClusterDir(spec.name);
   const playbooks = await loadClusterPlaybooks();
   const planOptions = { spec, versions, clusterDir, playbooks, playbookDir: playbooksDir() };
   return {

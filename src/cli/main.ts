@@ -7,13 +7,34 @@ type Command = { load: () => Promise<(argv: string[]) => Promise<number>>; summa
 
 // Commands load lazily: `kubemix run` should not pay for zod, listr2 or the engine it does not use.
 const commands: Record<string, Command> = {
-  plan: { load: async () => (await import('./commands/plan.js')).planCommand, summary: 'print the task graph `up` would run, per host' },
-  up: { load: async () => (await import('./commands/up.js')).upCommand, summary: 'build the cluster (resumable)' },
-  down: { load: async () => (await import('./commands/down.js')).downCommand, summary: 'tear the cluster down' },
-  verify: { load: async () => (await import('./commands/verify.js')).verifyCommand, summary: 'run the Windows guide checks on a built cluster' },
-  status: { load: async () => (await import('./commands/status.js')).statusCommand, summary: 'show the state of the last run' },
-  run: { load: async () => (await import('./commands/run.js')).runCommand, summary: 'run an Ansible-style playbook against an inventory' },
-  schema: { load: async () => (await import('./commands/schema.js')).schemaCommand, summary: 'print the JSON Schema of cluster specs' },
+  plan: {
+    load: async () => (await import('./commands/plan.js')).planCommand,
+    summary: 'print the task graph `up` would run, per host',
+  },
+  up: {
+    load: async () => (await import('./commands/up.js')).upCommand,
+    summary: 'build the cluster (resumable)',
+  },
+  down: {
+    load: async () => (await import('./commands/down.js')).downCommand,
+    summary: 'tear the cluster down',
+  },
+  verify: {
+    load: async () => (await import('./commands/verify.js')).verifyCommand,
+    summary: 'run the Windows guide checks on a built cluster',
+  },
+  status: {
+    load: async () => (await import('./commands/status.js')).statusCommand,
+    summary: 'show the state of the last run',
+  },
+  run: {
+    load: async () => (await import('./commands/run.js')).runCommand,
+    summary: 'run an Ansible-style playbook against an inventory',
+  },
+  schema: {
+    load: async () => (await import('./commands/schema.js')).schemaCommand,
+    summary: 'print the JSON Schema of cluster specs',
+  },
 };
 
 function mainHelp(): string {
@@ -31,7 +52,9 @@ Run \`kubemix <command> --help\` for a command's options.`;
 }
 
 function version(): string {
-  const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };
+  const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as {
+    version: string;
+  };
   return pkg.version;
 }
 

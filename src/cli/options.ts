@@ -1,4 +1,4 @@
-import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { UsageError } from '../errors/index.js';
 
 type OptionSpec = NonNullable<ParseArgsConfig['options']>;
@@ -27,11 +27,22 @@ export const SHORT_FORM_HELP = `Short-form options (with a spec like k8s-libvirt
   --name NAME                cluster name (default: the short form itself)`;
 
 /** Parses argv for one command; unknown flags and missing values become UsageErrors (exit 2). */
-export function parseCommandArgs<T extends OptionSpec>(command: string, argv: string[], options: T): ParsedCommandArgs<T> {
+export function parseCommandArgs<T extends OptionSpec>(
+  command: string,
+  argv: string[],
+  options: T,
+): ParsedCommandArgs<T> {
   try {
-    return parseArgs({ args: argv, options: { ...options, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true });
+    return parseArgs({
+      args: argv,
+      options: { ...options, help: { type: 'boolean', short: 'h' } },
+      allowPositionals: true,
+      strict: true,
+    });
   } catch (error) {
-    throw new UsageError(`kubemix ${command}: ${(error as Error).message.split('\n')[0]} (see kubemix ${command} --help)`);
+    throw new UsageError(
+      `kubemix ${command}: ${(error as Error).message.split('\n')[0]} (see kubemix ${command} --help)`,
+    );
   }
 }
 
@@ -39,20 +50,28 @@ export function parseCommandArgs<T extends OptionSpec>(command: string, argv: st
 export function intOption(name: string, value: string | undefined, { min = 0 } = {}): number | undefined {
   if (value === undefined) return undefined;
   const parsed = Number(value);
-  if (!Number.isInteger(parsed) || parsed < min) throw new UsageError(`--${name} must be a whole number >= ${min}, got "${value}"`);
+  if (!Number.isInteger(parsed) || parsed < min)
+    throw new UsageError(`--${name} must be a whole number >= ${min}, got "${value}"`);
   return parsed;
 }
 
 /** One of a fixed set of values, or a UsageError listing them. */
-export function choiceOption<T extends string>(name: string, value: string | undefined, choices: readonly T[]): T | undefined {
+export function choiceOption<T extends string>(
+  name: string,
+  value: string | undefined,
+  choices: readonly T[],
+): T | undefined {
   if (value === undefined) return undefined;
-  if (!(choices as readonly string[]).includes(value)) throw new UsageError(`--${name} must be one of ${choices.join(', ')}, got "${value}"`);
+  if (!(choices as readonly string[]).includes(value))
+    throw new UsageError(`--${name} must be one of ${choices.join(', ')}, got "${value}"`);
   return value as T;
 }
 
 /** The single positional argument a command needs, or a UsageError. */
 export function onePositional(command: string, positionals: string[], what: string): string {
-  if (positionals.length === 0) throw new UsageError(`kubemix ${command}: missing ${what} (see kubemix ${command} --help)`);
-  if (positionals.length > 1) throw new UsageError(`kubemix ${command}: unexpected argument "${positionals[1]}"`);
+  if (positionals.length === 0)
+    throw new UsageError(`kubemix ${command}: missing ${what} (see kubemix ${command} --help)`);
+  if (positionals.length > 1)
+    throw new UsageError(`kubemix ${command}: unexpected argument "${positionals[1]}"`);
   return positionals[0]!;
 }

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { runPlan, type RunSummary } from '../engine/index.js';
+import { type RunSummary, runPlan } from '../engine/index.js';
 import { createTransportFactory } from '../executor/create-transport.js';
 import { createPlaybookStepExecutor } from '../executor/playbook-step-executor.js';
 import type { Plan } from '../types/plan.js';
@@ -30,9 +30,12 @@ function printOutcome(summary: RunSummary, clusterDir: string, logPath: string):
     err(`  exit code: ${failure.exitCode ?? 'none'}`);
     if (failure.stderrTail) err(`  ${failure.stderrTail.split('\n').join('\n  ')}`);
   }
-  if (summary.status === 'failed' && summary.failures.length === 0 && summary.error) err(`FAILED: ${summary.error}`);
-  if (summary.status === 'stopped') out(`stopped as asked; run the same command again to resume (state in ${clusterDir})`);
-  if (summary.status === 'interrupted') err(`interrupted; run the same command again to resume (state in ${clusterDir})`);
+  if (summary.status === 'failed' && summary.failures.length === 0 && summary.error)
+    err(`FAILED: ${summary.error}`);
+  if (summary.status === 'stopped')
+    out(`stopped as asked; run the same command again to resume (state in ${clusterDir})`);
+  if (summary.status === 'interrupted')
+    err(`interrupted; run the same command again to resume (state in ${clusterDir})`);
   out(`event log: ${logPath}`);
 }
 

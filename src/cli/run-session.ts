@@ -18,7 +18,10 @@ export interface RunSession {
  * lines otherwise (or under CI), JSON lines with --log-format json, plus an optional JSON-lines
  * log file; and turns the first Ctrl-C / SIGTERM into an abort of the run.
  */
-export async function startRunSession(options: { logFormat: 'text' | 'json'; logPath?: string }): Promise<RunSession> {
+export async function startRunSession(options: {
+  logFormat: 'text' | 'json';
+  logPath?: string;
+}): Promise<RunSession> {
   const listeners: RunEventListener[] = [];
   let log: WriteStream | undefined;
   if (options.logPath) {

@@ -1,5 +1,5 @@
-import type { Plan } from '../types/plan.js';
 import { descendantsOf, type TaskGraph } from '../plan/graph.js';
+import type { Plan } from '../types/plan.js';
 import { type ClusterState, taskHash } from './state.js';
 
 /** What a re-run takes over from the state. */

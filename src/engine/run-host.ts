@@ -51,7 +51,8 @@ export class RunOnceGate {
 }
 
 /** What runHost needs besides the per-step context. */
-export interface HostRunContext extends Omit<StepRunContext, 'step' | 'transport' | 'templateContext' | 'delegate'> {
+export interface HostRunContext
+  extends Omit<StepRunContext, 'step' | 'transport' | 'templateContext' | 'delegate'> {
   pool: TransportPool;
   outputs: OutputStore;
   /** Position of the host in the task's host list (0 runs the runOnce steps). */
@@ -108,9 +109,16 @@ export async function runHost(ctx: HostRunContext): Promise<HostRunResult> {
 }
 
 /** A plan host by name with its pooled transport: where delegate_to sends a step's commands. */
-async function delegateTo(ctx: HostRunContext, name: string): Promise<{ host: InventoryHost; transport: Transport }> {
+async function delegateTo(
+  ctx: HostRunContext,
+  name: string,
+): Promise<{ host: InventoryHost; transport: Transport }> {
   const host = ctx.plan.hosts.find((h) => h.name === name);
-  if (!host) throw new ConnectionError(name, `delegate_to names a host that is not in the plan (hosts: ${ctx.plan.hosts.map((h) => h.name).join(', ')})`);
+  if (!host)
+    throw new ConnectionError(
+      name,
+      `delegate_to names a host that is not in the plan (hosts: ${ctx.plan.hosts.map((h) => h.name).join(', ')})`,
+    );
   return { host, transport: await ctx.pool.get(host) };
 }
 

@@ -1,9 +1,9 @@
 import { InternalError, UsageError } from '../errors/index.js';
 import { TransportPool } from '../executor/transport-pool.js';
+import { buildGraph, descendantsOf, type TaskGraph } from '../plan/graph.js';
 import type { RunEvent, RunStatus } from '../types/events.js';
 import type { InventoryHost } from '../types/inventory.js';
 import type { Plan } from '../types/plan.js';
-import { buildGraph, descendantsOf, type TaskGraph } from '../plan/graph.js';
 import { Limiter } from './limiter.js';
 import { acquireLock } from './lock.js';
 import { moduleStepExecutor } from './module-step-executor.js';

@@ -1,4 +1,3 @@
-import type { StepRequest } from './types.js';
 import type { ModuleRunResult } from '../executor/run-module.js';
 import type { OutputChunk, Transport } from '../transport/types.js';
 import type { CommandResult } from '../types/command-result.js';
@@ -9,7 +8,7 @@ import type { Plan, PlanStep, PlanTask } from '../types/plan.js';
 import { decisiveResult, describeFailure, formatStepFailure, tailLines } from './failure.js';
 import { registeredValue } from './outputs.js';
 import type { Redactor } from './redactor.js';
-import type { StepExecutor, StepFailure, TemplateRenderer } from './types.js';
+import type { StepExecutor, StepFailure, StepRequest, TemplateRenderer } from './types.js';
 
 /** Base delay between attempts when a step sets none. */
 export const DEFAULT_RETRY_DELAY_MS = 1000;

@@ -49,9 +49,12 @@ export class UsageError extends KubemixError {
 /** Another `kubemix up` holds the cluster's lock. */
 export class ClusterLockedError extends KubemixError {
   constructor(clusterDir: string, pid: number) {
-    super(`cluster directory ${clusterDir} is in use by another kubemix run (pid ${pid}); wait for it or stop it first`, {
-      exitCode: 1,
-    });
+    super(
+      `cluster directory ${clusterDir} is in use by another kubemix run (pid ${pid}); wait for it or stop it first`,
+      {
+        exitCode: 1,
+      },
+    );
   }
 }
 

@@ -2,9 +2,9 @@ import { LocalTransport } from '../transport/local/index.js';
 import { SshTransport } from '../transport/ssh/index.js';
 import type { Transport } from '../transport/types.js';
 import type { InventoryHost } from '../types/inventory.js';
+import { LazyTransport } from './lazy-transport.js';
 import { type SshDefaults, sshOptionsFor } from './ssh-options.js';
 import type { TransportFactory } from './transport-pool.js';
-import { LazyTransport } from './lazy-transport.js';
 
 /** Settings that come from the run rather than the host (the cluster's own known_hosts). */
 export type TransportDefaults = SshDefaults;
@@ -18,7 +18,9 @@ export function createTransportFactory(defaults: TransportDefaults = {}): Transp
       case 'ssh':
         return new SshTransport(sshOptionsFor(host, defaults));
       case 'winrm':
-        return new LazyTransport(host.name, 'winrm', async () => (await import('./winrm-options.js')).winrmTransportFor(host));
+        return new LazyTransport(host.name, 'winrm', async () =>
+          (await import('./winrm-options.js')).winrmTransportFor(host),
+        );
     }
   };
 }

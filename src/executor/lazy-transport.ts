@@ -21,15 +21,21 @@ export class LazyTransport implements Transport {
   }
 
   exec(request: ExecRequest): Promise<CommandResult> {
-    return this.inner ? this.inner.exec(request) : Promise.resolve(failedResult(request.display ?? request.command, 'not connected', 0, this.host));
+    return this.inner
+      ? this.inner.exec(request)
+      : Promise.resolve(failedResult(request.display ?? request.command, 'not connected', 0, this.host));
   }
 
   put(request: PutRequest): Promise<CommandResult> {
-    return this.inner ? this.inner.put(request) : Promise.resolve(failedResult(`put ${request.remotePath}`, 'not connected', 0, this.host));
+    return this.inner
+      ? this.inner.put(request)
+      : Promise.resolve(failedResult(`put ${request.remotePath}`, 'not connected', 0, this.host));
   }
 
   get(request: GetRequest): Promise<CommandResult> {
-    return this.inner ? this.inner.get(request) : Promise.resolve(failedResult(`get ${request.remotePath}`, 'not connected', 0, this.host));
+    return this.inner
+      ? this.inner.get(request)
+      : Promise.resolve(failedResult(`get ${request.remotePath}`, 'not connected', 0, this.host));
   }
 
   async close(): Promise<void> {

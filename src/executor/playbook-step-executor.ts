@@ -1,13 +1,13 @@
-import { renderString } from '../template/index.js';
-import { LocalTransport } from '../transport/local/index.js';
-import type { Transport } from '../transport/types.js';
-import type { InventoryHost } from '../types/inventory.js';
-import type { StepExecutor, StepRequest } from '../engine/types.js';
 import { StepDefinitionError } from '../engine/module-step-executor.js';
+import type { StepExecutor, StepRequest } from '../engine/types.js';
 import { findModule, moduleNames } from '../modules/registry.js';
 import { executeTask } from '../playbook/execute-task.js';
 import { taskForPlanStep } from '../playbook/plan-step.js';
 import { mergeVars } from '../playbook/vars.js';
+import { renderString } from '../template/index.js';
+import { LocalTransport } from '../transport/local/index.js';
+import type { Transport } from '../transport/types.js';
+import type { InventoryHost } from '../types/inventory.js';
 import type { ModuleRunResult } from './run-module.js';
 
 /**
@@ -24,7 +24,10 @@ async function delegateTarget(
   const name = renderString(delegateTo, vars);
   if (name === request.host.name) return undefined;
   if (name === 'localhost' && !request.plan.hosts.some((h) => h.name === 'localhost')) {
-    return { host: { ...request.host, name: 'localhost', address: '127.0.0.1', connection: 'local', os: 'linux' }, transport: localhost };
+    return {
+      host: { ...request.host, name: 'localhost', address: '127.0.0.1', connection: 'local', os: 'linux' },
+      transport: localhost,
+    };
   }
   return request.delegate(name);
 }
@@ -90,7 +93,12 @@ export function createPlaybookStepExecutor(): StepExecutor {
     });
     if (outcome.unreachable && outcome.failed) {
       // Same as a lost connection in any other step: a failed result the engine reports by host.
-      return { changed: false, failed: true, msg: outcome.msg ?? 'host unreachable', results: outcome.results };
+      return {
+        changed: false,
+        failed: true,
+        msg: outcome.msg ?? 'host unreachable',
+        results: outcome.results,
+      };
     }
     // As in Ansible, what a run_once step registers or sets is visible on every host of the task.
     for (const name of step.runOnce ? request.task.hosts : [host.name]) {

@@ -1,4 +1,4 @@
-import type { ModuleAction, ModuleContext, ModuleOutcome, Module } from '../modules/types.js';
+import type { Module, ModuleAction, ModuleContext, ModuleOutcome } from '../modules/types.js';
 import type { Transport } from '../transport/types.js';
 import type { CommandResult } from '../types/command-result.js';
 import { failedResult } from '../types/command-result.js';
@@ -24,15 +24,19 @@ export interface ModuleRunResult extends ModuleOutcome {
 const sleep = (ms: number, signal?: AbortSignal) =>
   new Promise<void>((resolve) => {
     const timer = setTimeout(resolve, ms);
-    signal?.addEventListener('abort', () => {
-      clearTimeout(timer);
-      resolve();
-    }, { once: true });
+    signal?.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer);
+        resolve();
+      },
+      { once: true },
+    );
   });
 
 /** Drives a module's generator over a transport: the only place module actions touch a wire. */
 export async function runModule(options: RunModuleOptions): Promise<ModuleRunResult> {
-  const { module, context, transport, signal } = options;
+  const { module, context, signal } = options;
   const args = module.parseArgs(options.args);
   const run = module.run(args, context);
   const results: CommandResult[] = [];
@@ -72,7 +76,15 @@ async function perform(action: ModuleAction, options: RunModuleOptions): Promise
     case 'sleep': {
       const started = Date.now();
       await sleep(action.ms, signal);
-      return { command: `sleep ${action.ms}ms`, exitCode: 0, stdout: '', stderr: '', durationMs: Date.now() - started, failed: false, timedOut: false };
+      return {
+        command: `sleep ${action.ms}ms`,
+        exitCode: 0,
+        stdout: '',
+        stderr: '',
+        durationMs: Date.now() - started,
+        failed: false,
+        timedOut: false,
+      };
     }
     case 'reconnect':
       return reconnect(action, transport, signal);
@@ -94,14 +106,28 @@ async function reconnect(
   while (Date.now() - started < action.timeoutMs && !signal?.aborted) {
     try {
       await transport.connect();
-      return { command, exitCode: 0, stdout: '', stderr: '', durationMs: Date.now() - started, failed: false, timedOut: false, host: transport.host };
+      return {
+        command,
+        exitCode: 0,
+        stdout: '',
+        stderr: '',
+        durationMs: Date.now() - started,
+        failed: false,
+        timedOut: false,
+        host: transport.host,
+      };
     } catch (error) {
       lastError = error instanceof Error ? error.message : String(error);
     }
     delay = Math.min(delay * 2, 10_000);
     await sleep(Math.min(delay, Math.max(0, action.timeoutMs - (Date.now() - started))), signal);
   }
-  const result = failedResult(command, `host did not come back within ${action.timeoutMs} ms: ${lastError}`, Date.now() - started, transport.host);
+  const result = failedResult(
+    command,
+    `host did not come back within ${action.timeoutMs} ms: ${lastError}`,
+    Date.now() - started,
+    transport.host,
+  );
   result.timedOut = true;
   return result;
 }

@@ -5,7 +5,9 @@ const str = (value: unknown) => (typeof value === 'string' && value !== '' ? val
 
 /** `-o Key=Value` / `-J host` settings from Ansible's ansible_ssh_common_args / ansible_ssh_extra_args. */
 function sshArgs(vars: Record<string, unknown>): Map<string, string> {
-  const text = [str(vars['ansible_ssh_common_args']), str(vars['ansible_ssh_extra_args'])].filter(Boolean).join(' ');
+  const text = [str(vars['ansible_ssh_common_args']), str(vars['ansible_ssh_extra_args'])]
+    .filter(Boolean)
+    .join(' ');
   const words = text.match(/'[^']*'|"[^"]*"|\S+/g)?.map((w) => w.replace(/^['"]|['"]$/g, '')) ?? [];
   const settings = new Map<string, string>();
   for (let i = 0; i < words.length; i++) {
@@ -42,7 +44,8 @@ export function sshOptionsFor(host: InventoryHost, defaults: SshDefaults = {}): 
   if (knownHosts) options.knownHostsFiles = knownHosts.split(/\s+/);
   const strict = args.get('stricthostkeychecking');
   options.hostKeyPolicy = host.hostKeyPolicy ?? (strict === 'accept-new' ? 'accept-new' : 'strict');
-  if (options.hostKeyPolicy === 'accept-new' && defaults.clusterKnownHosts) options.acceptNewFile = defaults.clusterKnownHosts;
+  if (options.hostKeyPolicy === 'accept-new' && defaults.clusterKnownHosts)
+    options.acceptNewFile = defaults.clusterKnownHosts;
   const jump = str(vars['kubemix_ssh_jump']) ?? args.get('proxyjump');
   if (jump && jump !== 'none') options.jump = jump;
   if (host.os === 'windows') options.remoteShell = 'powershell';

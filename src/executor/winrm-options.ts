@@ -14,9 +14,12 @@ export function winrmOptionsFor(host: InventoryHost): WinrmTransportOptions {
   const vars = host.vars ?? {};
   const password = host.credentials?.password;
   if (!password) {
-    throw new SecretRefError(`${host.name}: a WinRM host needs credentials.password as { env: VAR } or { file: PATH } (ansible_password_env in inventories)`);
+    throw new SecretRefError(
+      `${host.name}: a WinRM host needs credentials.password as { env: VAR } or { file: PATH } (ansible_password_env in inventories)`,
+    );
   }
-  const scheme = str(vars['ansible_winrm_scheme']) === 'https' ? 'https' : host.port === 5986 ? 'https' : 'http';
+  const scheme =
+    str(vars['ansible_winrm_scheme']) === 'https' ? 'https' : host.port === 5986 ? 'https' : 'http';
   const auth = str(vars['ansible_winrm_transport']) === 'basic' ? 'basic' : 'ntlm';
   const options: WinrmTransportOptions = {
     host: host.name,

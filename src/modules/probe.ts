@@ -14,10 +14,18 @@ export const probeModule: Module<Record<string, never>> = {
   },
   *run(_args, context) {
     const result = yield context.os === 'windows'
-      ? { kind: 'exec', command: "$v = [Environment]::OSVersion.Version; Write-Output (\"Windows \" + $v.ToString())" }
+      ? {
+          kind: 'exec',
+          command: '$v = [Environment]::OSVersion.Version; Write-Output ("Windows " + $v.ToString())',
+        }
       : { kind: 'exec', command: 'uname -sr' };
     const os = result.stdout.trim();
-    if (result.failed) return { changed: false, failed: true, msg: `could not identify host: ${result.stderr.trim() || `exit code ${result.exitCode}`}` };
+    if (result.failed)
+      return {
+        changed: false,
+        failed: true,
+        msg: `could not identify host: ${result.stderr.trim() || `exit code ${result.exitCode}`}`,
+      };
     return { changed: false, failed: false, msg: os, data: { os_release: os } };
   },
 };

@@ -1,7 +1,7 @@
+import { manifestVarsFromPlanVars } from '../manifests/vars.js';
 import type { ClusterSpec } from '../spec/schema.js';
 import type { InventoryHost } from '../types/inventory.js';
 import type { ClusterTaskName, Plan, PlanStep, PlanTask } from '../types/plan.js';
-import { manifestVarsFromPlanVars } from '../manifests/vars.js';
 import type { Versions } from '../versions/versions.js';
 import { LOCALHOST, plannedHosts } from './hosts.js';
 import { credentialPreflightSteps, waitForHostSteps } from './preflight-steps.js';
@@ -25,16 +25,17 @@ export interface BuildPlanOptions {
  * A task's steps from the playbooks, or undefined when a file it needs is missing: the task
  * then stays "not implemented yet" instead of running half of its work.
  */
-export function playbookSteps(task: string, hosts: InventoryHost[], playbooks: Readonly<Record<string, PlanStep[]>>): PlanStep[] | undefined {
+export function playbookSteps(
+  task: string,
+  hosts: InventoryHost[],
+  playbooks: Readonly<Record<string, PlanStep[]>>,
+): PlanStep[] | undefined {
   const shared = playbooks[task];
   const oses = [...new Set(hosts.map((h) => h.os))];
   const perOs = oses.map((os) => ({ os, steps: playbooks[`${task}-${os}`] }));
   if (shared === undefined && perOs.some((p) => p.steps === undefined)) return undefined;
   if (shared === undefined && perOs.length === 0) return undefined;
-  return [
-    ...(shared ?? []),
-    ...perOs.flatMap((p) => (p.steps ?? []).map((step) => ({ ...step, os: p.os }))),
-  ];
+  return [...(shared ?? []), ...perOs.flatMap((p) => (p.steps ?? []).map((step) => ({ ...step, os: p.os })))];
 }
 
 const API_SERVER_PORT = 6443;
@@ -63,7 +64,13 @@ interface TaskDraft {
  * Tasks whose steps are not built yet are kept in the graph with `implemented: false`, so
  * `up` fails on them by name instead of pretending.
  */
-export function buildPlan({ spec, versions, clusterDir = '', playbooks = {}, playbookDir = '' }: BuildPlanOptions): Plan {
+export function buildPlan({
+  spec,
+  versions,
+  clusterDir = '',
+  playbooks = {},
+  playbookDir = '',
+}: BuildPlanOptions): Plan {
   const hosts = plannedHosts(spec);
   const nodes = hosts.filter((h) => h.role === 'control-plane' || h.role === 'worker');
   const controllers = nodes.filter((h) => h.role === 'control-plane');
@@ -93,11 +100,19 @@ export function buildPlan({ spec, versions, clusterDir = '', playbooks = {}, pla
     drafts.push(
       {
         name: 'create-network',
-        description: provider === 'libvirt' ? `Create the libvirt NAT network ${spec.provider.type === 'libvirt' ? spec.provider.network.cidr : ''}` : 'Create the security group (6443, 10250, UDP 4789, NodePorts)',
+        description:
+          provider === 'libvirt'
+            ? `Create the libvirt NAT network ${spec.provider.type === 'libvirt' ? spec.provider.network.cidr : ''}`
+            : 'Create the security group (6443, 10250, UDP 4789, NodePorts)',
         needs: ['prepare-provider'],
         hosts: providerHosts,
       },
-      { name: 'create-hosts', description: 'Create the cluster machines', needs: ['create-network'], hosts: providerHosts },
+      {
+        name: 'create-hosts',
+        description: 'Create the cluster machines',
+        needs: ['create-network'],
+        hosts: providerHosts,
+      },
     );
   }
   const hostsReady: ClusterTaskName = provider === 'static' ? 'prepare-provider' : 'create-hosts';
@@ -111,22 +126,64 @@ export function buildPlan({ spec, versions, clusterDir = '', playbooks = {}, pla
     steps: waitForHostSteps(waitTimeoutSec),
   });
   drafts.push(
-    { name: 'prepare-linux', description: 'Kernel modules, sysctl, swap off, containerd, kubelet/kubeadm/kubectl', needs: ['wait-for-hosts'], hosts: linuxNodes },
-    { name: 'init-control-plane', description: `kubeadm init (pod CIDR ${spec.network.podCIDR})${controllers.length > 1 ? ', then join the other controllers' : ''}; fetch admin.conf`, needs: ['prepare-linux'], hosts: controllers },
-    { name: 'install-flannel', description: `Flannel ${spec.network.flannel.backend} VNI ${spec.network.flannel.vni} port ${spec.network.flannel.port}`, needs: ['init-control-plane'], hosts: firstController },
+    {
+      name: 'prepare-linux',
+      description: 'Kernel modules, sysctl, swap off, containerd, kubelet/kubeadm/kubectl',
+      needs: ['wait-for-hosts'],
+      hosts: linuxNodes,
+    },
+    {
+      name: 'init-control-plane',
+      description: `kubeadm init (pod CIDR ${spec.network.podCIDR})${controllers.length > 1 ? ', then join the other controllers' : ''}; fetch admin.conf`,
+      needs: ['prepare-linux'],
+      hosts: controllers,
+    },
+    {
+      name: 'install-flannel',
+      description: `Flannel ${spec.network.flannel.backend} VNI ${spec.network.flannel.vni} port ${spec.network.flannel.port}`,
+      needs: ['init-control-plane'],
+      hosts: firstController,
+    },
   );
   if (linuxWorkers.length > 0) {
-    drafts.push({ name: 'join-linux-workers', description: 'kubeadm join the Linux workers', needs: ['init-control-plane', 'prepare-linux'], hosts: linuxWorkers });
+    drafts.push({
+      name: 'join-linux-workers',
+      description: 'kubeadm join the Linux workers',
+      needs: ['init-control-plane', 'prepare-linux'],
+      hosts: linuxWorkers,
+    });
   }
   if (windowsWorkers.length > 0) {
     drafts.push(
-      { name: 'prepare-windows', description: 'Containers feature (+ reboot), containerd, PrepareNode.ps1', needs: ['wait-for-hosts'], hosts: windowsWorkers },
-      { name: 'join-windows-workers', description: 'kubeadm join the Windows workers', needs: ['prepare-windows', 'init-control-plane'], hosts: windowsWorkers },
-      { name: 'install-windows-networking', description: 'Windows flannel (HostProcess, VXLAN) and kube-proxy DaemonSets', needs: ['join-windows-workers', 'install-flannel'], hosts: firstController },
+      {
+        name: 'prepare-windows',
+        description: 'Containers feature (+ reboot), containerd, PrepareNode.ps1',
+        needs: ['wait-for-hosts'],
+        hosts: windowsWorkers,
+      },
+      {
+        name: 'join-windows-workers',
+        description: 'kubeadm join the Windows workers',
+        needs: ['prepare-windows', 'init-control-plane'],
+        hosts: windowsWorkers,
+      },
+      {
+        name: 'install-windows-networking',
+        description: 'Windows flannel (HostProcess, VXLAN) and kube-proxy DaemonSets',
+        needs: ['join-windows-workers', 'install-flannel'],
+        hosts: firstController,
+      },
     );
   }
-  const verifyNeeds = drafts.map((d) => d.name).filter((name) => !drafts.some((other) => other.needs.includes(name)));
-  drafts.push({ name: 'verify', description: 'Deploy win-webserver and check node/pod/service/DNS/NodePort/outbound', needs: verifyNeeds, hosts: firstController });
+  const verifyNeeds = drafts
+    .map((d) => d.name)
+    .filter((name) => !drafts.some((other) => other.needs.includes(name)));
+  drafts.push({
+    name: 'verify',
+    description: 'Deploy win-webserver and check node/pod/service/DNS/NodePort/outbound',
+    needs: verifyNeeds,
+    hosts: firstController,
+  });
 
   const tasks: PlanTask[] = drafts.map((draft) => {
     const steps = draft.steps ?? playbookSteps(draft.name, draft.hosts, playbooks);

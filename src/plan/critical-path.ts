@@ -12,7 +12,10 @@ export interface CriticalPath {
  * schedule can finish sooner than this, so it is the yardstick for the engine's makespan.
  * Tasks without a duration count as 0 (skipped or not run).
  */
-export function criticalPath(tasks: readonly PlanTask[], durationsMs: Readonly<Record<string, number>>): CriticalPath {
+export function criticalPath(
+  tasks: readonly PlanTask[],
+  durationsMs: Readonly<Record<string, number>>,
+): CriticalPath {
   const finish = new Map<string, { at: number; via?: string }>();
   for (const task of topologicalOrder(tasks)) {
     let start = 0;

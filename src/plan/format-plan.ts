@@ -14,13 +14,19 @@ function describeArgs(step: PlanStep): string {
  * steps. Exactly what `up` will run: the same Plan object drives both.
  */
 export function formatPlan(plan: Plan): string {
-  const lines: string[] = [`Plan for cluster ${plan.cluster}: ${plan.tasks.length} tasks, ${plan.hosts.length} hosts`, '', 'Hosts:'];
+  const lines: string[] = [
+    `Plan for cluster ${plan.cluster}: ${plan.tasks.length} tasks, ${plan.hosts.length} hosts`,
+    '',
+    'Hosts:',
+  ];
   const width = Math.max(...plan.hosts.map((h) => h.name.length));
   for (const host of plan.hosts) {
     const address = host.address || '(assigned when created)';
     const port = host.port === undefined ? '' : `:${host.port}`;
     const extra = host.windowsVersion ? ` Windows Server ${host.windowsVersion}` : '';
-    lines.push(`  ${host.name.padEnd(width)}  ${host.role.padEnd(13)} ${host.os}${extra}, ${host.connection} ${address}${port}`);
+    lines.push(
+      `  ${host.name.padEnd(width)}  ${host.role.padEnd(13)} ${host.os}${extra}, ${host.connection} ${address}${port}`,
+    );
   }
   lines.push('', 'Tasks:');
   for (const task of topologicalOrder(plan.tasks)) {
@@ -30,7 +36,9 @@ export function formatPlan(plan: Plan): string {
     lines.push(`    on: ${task.hosts.length > 0 ? task.hosts.join(', ') : '(no hosts)'}`);
     if (!task.implemented) lines.push('    steps: not implemented yet');
     for (const step of task.steps) {
-      const flags = [step.runOnce ? 'once' : '', step.retries ? `retries ${step.retries}` : ''].filter(Boolean).join(', ');
+      const flags = [step.runOnce ? 'once' : '', step.retries ? `retries ${step.retries}` : '']
+        .filter(Boolean)
+        .join(', ');
       lines.push(`    - ${step.name}: ${describeArgs(step)}${flags ? ` [${flags}]` : ''}`);
     }
   }

@@ -96,7 +96,8 @@ export function topologicalOrder(tasks: readonly PlanTask[]): PlanTask[] {
     for (const task of ready) {
       ordered.push(task);
       waiting.delete(task.name);
-      for (const dependent of graph.dependents.get(task.name) ?? []) waiting.set(dependent, (waiting.get(dependent) ?? 0) - 1);
+      for (const dependent of graph.dependents.get(task.name) ?? [])
+        waiting.set(dependent, (waiting.get(dependent) ?? 0) - 1);
     }
   }
   return ordered;

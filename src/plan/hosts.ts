@@ -48,13 +48,25 @@ function nodeSlots(spec: ClusterSpec): NodeSlot[] {
   const slots: NodeSlot[] = [];
   const cp = spec.nodes.controlPlane;
   for (let i = 1; i <= cp.count; i++) {
-    const slot: NodeSlot = { name: `controller-${pad(i)}`, group: 'control-plane', role: 'control-plane', os: 'linux', connection: cp.connection };
+    const slot: NodeSlot = {
+      name: `controller-${pad(i)}`,
+      group: 'control-plane',
+      role: 'control-plane',
+      os: 'linux',
+      connection: cp.connection,
+    };
     if (cp.credentials) slot.credentials = cp.credentials;
     slots.push(slot);
   }
   for (const group of spec.nodes.workers) {
     for (let i = 1; i <= group.count; i++) {
-      const slot: NodeSlot = { name: `${group.name}-${pad(i)}`, group: group.name, role: 'worker', os: group.os, connection: groupConnection(group) };
+      const slot: NodeSlot = {
+        name: `${group.name}-${pad(i)}`,
+        group: group.name,
+        role: 'worker',
+        os: group.os,
+        connection: groupConnection(group),
+      };
       if (group.credentials) slot.credentials = group.credentials;
       if (group.os === 'windows') slot.windowsVersion = group.windowsVersion ?? '2022';
       slots.push(slot);
@@ -63,8 +75,21 @@ function nodeSlots(spec: ClusterSpec): NodeSlot[] {
   return slots;
 }
 
-function toHost(slot: NodeSlot, address: string, hostKeyPolicy: 'strict' | 'accept-new', vars?: Record<string, unknown>): InventoryHost {
-  const host: InventoryHost = { name: slot.name, address, os: slot.os, connection: slot.connection, role: slot.role, group: slot.group, hostKeyPolicy };
+function toHost(
+  slot: NodeSlot,
+  address: string,
+  hostKeyPolicy: 'strict' | 'accept-new',
+  vars?: Record<string, unknown>,
+): InventoryHost {
+  const host: InventoryHost = {
+    name: slot.name,
+    address,
+    os: slot.os,
+    connection: slot.connection,
+    role: slot.role,
+    group: slot.group,
+    hostKeyPolicy,
+  };
   const port = defaultPort(slot.connection);
   if (port !== undefined) host.port = port;
   if (slot.credentials) host.credentials = slot.credentials;
@@ -80,8 +105,11 @@ function staticHosts(spec: ClusterSpec & { provider: { type: 'static' } }): Inve
     const group = groups.get(listed.group);
     const isControlPlane = listed.group === 'control-plane';
     const os = group?.os ?? 'linux';
-    const connection = listed.connection ?? (isControlPlane ? spec.nodes.controlPlane.connection : group ? groupConnection(group) : 'ssh');
-    const credentials = listed.credentials ?? (isControlPlane ? spec.nodes.controlPlane.credentials : group?.credentials);
+    const connection =
+      listed.connection ??
+      (isControlPlane ? spec.nodes.controlPlane.connection : group ? groupConnection(group) : 'ssh');
+    const credentials =
+      listed.credentials ?? (isControlPlane ? spec.nodes.controlPlane.credentials : group?.credentials);
     const host: InventoryHost = {
       name: listed.name,
       address: listed.address,
@@ -94,7 +122,8 @@ function staticHosts(spec: ClusterSpec & { provider: { type: 'static' } }): Inve
     const port = listed.port ?? defaultPort(connection);
     if (port !== undefined) host.port = port;
     if (credentials) host.credentials = credentials;
-    if (spec.provider.knownHosts && connection === 'ssh') host.vars = { kubemix_known_hosts: spec.provider.knownHosts };
+    if (spec.provider.knownHosts && connection === 'ssh')
+      host.vars = { kubemix_known_hosts: spec.provider.knownHosts };
     const kubeletArgs = isControlPlane ? spec.nodes.controlPlane.kubeletExtraArgs : group?.kubeletExtraArgs;
     if (kubeletArgs && kubeletArgs.length > 0) host.vars = { ...host.vars, kubelet_extra_args: kubeletArgs };
     if (group?.hyperV) host.vars = { ...host.vars, hyperv: true };
@@ -113,9 +142,10 @@ export function plannedHosts(spec: ClusterSpec): InventoryHost[] {
   const provider = spec.provider;
   if (provider.type === 'static') return staticHosts({ ...spec, provider });
   if (provider.type === 'libvirt') {
-    const hypervisors: InventoryHost[] = (provider.hypervisors.length > 0
-      ? provider.hypervisors
-      : [{ name: 'hypervisor-01', address: 'localhost' }]
+    const hypervisors: InventoryHost[] = (
+      provider.hypervisors.length > 0
+        ? provider.hypervisors
+        : [{ name: 'hypervisor-01', address: 'localhost' }]
     ).map((hv) => {
       const local = hv.address === 'localhost' || hv.address === '127.0.0.1';
       const host: InventoryHost = {

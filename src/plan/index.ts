@@ -1,6 +1,6 @@
-export { buildPlan, type BuildPlanOptions } from './build-plan.js';
-export { buildTeardownPlan } from './teardown-plan.js';
-export { formatPlan } from './format-plan.js';
+export { type BuildPlanOptions, buildPlan } from './build-plan.js';
 export { type CriticalPath, criticalPath } from './critical-path.js';
+export { formatPlan } from './format-plan.js';
 export { ancestorsOf, buildGraph, descendantsOf, type TaskGraph, topologicalOrder } from './graph.js';
 export { LOCALHOST, plannedHosts } from './hosts.js';
+export { buildTeardownPlan } from './teardown-plan.js';

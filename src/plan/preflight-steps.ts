@@ -31,7 +31,9 @@ export function credentialPreflightSteps(hosts: InventoryHost[]): PlanStep[] {
       ? {
           name: `environment variable ${ref.env} is set`,
           module: 'shell',
-          args: { cmd: `printenv ${shellQuote(ref.env)} >/dev/null || { echo "environment variable ${ref.env} is not set" >&2; exit 1; }` },
+          args: {
+            cmd: `printenv ${shellQuote(ref.env)} >/dev/null || { echo "environment variable ${ref.env} is not set" >&2; exit 1; }`,
+          },
         }
       : {
           name: `file ${ref.file} is readable`,

@@ -23,8 +23,22 @@ export function buildTeardownPlan(options: BuildPlanOptions): Plan {
   ];
   if (options.spec.provider.type !== 'static') {
     tasks.push(
-      { name: 'destroy-hosts', description: 'Destroy the machines kubemix created', needs: ['cleanup'], hosts: providerHosts, steps: [], implemented: false },
-      { name: 'destroy-network', description: 'Remove the network kubemix created', needs: ['destroy-hosts'], hosts: providerHosts, steps: [], implemented: false },
+      {
+        name: 'destroy-hosts',
+        description: 'Destroy the machines kubemix created',
+        needs: ['cleanup'],
+        hosts: providerHosts,
+        steps: [],
+        implemented: false,
+      },
+      {
+        name: 'destroy-network',
+        description: 'Remove the network kubemix created',
+        needs: ['destroy-hosts'],
+        hosts: providerHosts,
+        steps: [],
+        implemented: false,
+      },
     );
   }
   return { ...up, tasks };

@@ -8,7 +8,9 @@ import { planStepFromTask } from './plan-step.js';
 /** The playbooks directory shipped with kubemix (works from src/ under vitest and from dist/src/). */
 export function playbooksDir(): string {
   const here = fileURLToPath(new URL('.', import.meta.url));
-  return fileURLToPath(new URL(here.includes('/dist/src/') ? '../../../playbooks' : '../../playbooks', import.meta.url));
+  return fileURLToPath(
+    new URL(here.includes('/dist/src/') ? '../../../playbooks' : '../../playbooks', import.meta.url),
+  );
 }
 
 /**
@@ -16,7 +18,9 @@ export function playbooksDir(): string {
  * (`prepare-linux`, `cleanup-windows`, ...). The planner decides which files a task needs.
  * A file with problems is a SpecError naming the file, line and column.
  */
-export async function loadClusterPlaybooks(dir = join(playbooksDir(), 'cluster')): Promise<Record<string, PlanStep[]>> {
+export async function loadClusterPlaybooks(
+  dir = join(playbooksDir(), 'cluster'),
+): Promise<Record<string, PlanStep[]>> {
   const files = (await readdir(dir).catch(() => [] as string[])).filter((f) => f.endsWith('.yml')).sort();
   const loaded: Record<string, PlanStep[]> = {};
   for (const file of files) {

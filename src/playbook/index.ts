@@ -1,3 +1,4 @@
+export { loadClusterPlaybooks, playbooksDir } from './cluster-playbooks.js';
 export { type ExecuteTaskOptions, executeTask, OMIT, type TaskOutcome } from './execute-task.js';
 export { parseExtraVars } from './extra-vars.js';
 export { type PatternMatch, resolveHostPattern } from './host-pattern.js';
@@ -23,4 +24,3 @@ export {
 export { taskSelected } from './tags.js';
 export type * from './types.js';
 export { mergeVars, type VarLayer, withVars } from './vars.js';
-export { loadClusterPlaybooks, playbooksDir } from './cluster-playbooks.js';

@@ -50,10 +50,23 @@ export function planStepFromTask(task: Task, os?: HostOs): PlanStep {
 export function taskForPlanStep(step: PlanStep): Task {
   if (step.keywords === undefined) {
     // A step built in code: the engine already retries it, so executeTask must not retry again.
-    const { retries: _retries, delay: _delay, runOnce: _runOnce, ignoreErrors: _ignore, noLog: _noLog, timeoutMs: _t, ...task } = taskFromPlanStep(step);
+    const {
+      retries: _retries,
+      delay: _delay,
+      runOnce: _runOnce,
+      ignoreErrors: _ignore,
+      noLog: _noLog,
+      timeoutMs: _t,
+      ...task
+    } = taskFromPlanStep(step);
     return task;
   }
-  const task: Task = { ...(step.keywords as unknown as Omit<Task, 'name' | 'module' | 'args'>), name: step.name, module: step.module, args: step.args };
+  const task: Task = {
+    ...(step.keywords as unknown as Omit<Task, 'name' | 'module' | 'args'>),
+    name: step.name,
+    module: step.module,
+    args: step.args,
+  };
   // Register and no_log matter inside the task too: loop results are gathered under the name,
   // and no_log hides output from executeTask's own messages.
   if (step.register !== undefined) task.register = step.register;

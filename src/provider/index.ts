@@ -1,2 +1,2 @@
-export type { Provider } from './types.js';
 export { StaticProvider } from './static/static-provider.js';
+export type { Provider } from './types.js';

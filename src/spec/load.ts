@@ -66,7 +66,11 @@ export async function loadSpec(argument: string, options: LoadSpecOptions = {}):
       const code = (error as NodeJS.ErrnoException).code ?? 'read error';
       throw new SpecError([{ file: argument, path: '', message: `cannot read the spec file (${code})` }]);
     }
-    return { spec: resolveSpecPaths(parseSpecText(text, argument), dirname(path)), source: path, kind: 'file' };
+    return {
+      spec: resolveSpecPaths(parseSpecText(text, argument), dirname(path)),
+      source: path,
+      kind: 'file',
+    };
   }
   if (isShortForm(argument)) {
     return { spec: parseShortForm(argument, shortForm), source: argument, kind: 'short-form' };

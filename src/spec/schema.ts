@@ -95,7 +95,9 @@ export const providerSchema = z.discriminatedUnion('type', [
       .string()
       .min(1)
       .optional()
-      .describe('known_hosts file with the listed hosts\' SSH keys (default ~/.ssh/known_hosts); checked strictly.'),
+      .describe(
+        "known_hosts file with the listed hosts' SSH keys (default ~/.ssh/known_hosts); checked strictly.",
+      ),
   }),
   z.strictObject({
     type: z.literal('libvirt'),
@@ -224,7 +226,9 @@ const clusterSpecObject = z
     vars: z
       .record(z.string(), z.unknown())
       .optional()
-      .describe('Extra variables for the cluster playbooks (like ansible-playbook -e); they win over kubemix defaults.'),
+      .describe(
+        'Extra variables for the cluster playbooks (like ansible-playbook -e); they win over kubemix defaults.',
+      ),
   })
   .describe('A kubemix cluster spec.');
 

@@ -21,14 +21,52 @@ interface EventBase {
 export type RunEvent =
   | (EventBase & { type: 'run-start'; cluster: string; tasks: string[]; resumedFrom?: string[] })
   | (EventBase & { type: 'task-start'; task: string; hosts: string[] })
-  | (EventBase & { type: 'task-skip'; task: string; reason: 'already-done' | 'stop-before' | 'stop-after' | 'dependency-failed' | 'no-hosts' })
+  | (EventBase & {
+      type: 'task-skip';
+      task: string;
+      reason: 'already-done' | 'stop-before' | 'stop-after' | 'dependency-failed' | 'no-hosts';
+    })
   | (EventBase & { type: 'step-start'; task: string; host: string; step: string; attempt: number })
-  | (EventBase & { type: 'step-output'; task: string; host: string; step: string; stream: 'stdout' | 'stderr'; data: string })
-  | (EventBase & { type: 'step-retry'; task: string; host: string; step: string; attempt: number; delayMs: number; result: CommandResult })
-  | (EventBase & { type: 'step-end'; task: string; host: string; step: string; status: StepStatus; result: CommandResult })
+  | (EventBase & {
+      type: 'step-output';
+      task: string;
+      host: string;
+      step: string;
+      stream: 'stdout' | 'stderr';
+      data: string;
+    })
+  | (EventBase & {
+      type: 'step-retry';
+      task: string;
+      host: string;
+      step: string;
+      attempt: number;
+      delayMs: number;
+      result: CommandResult;
+    })
+  | (EventBase & {
+      type: 'step-end';
+      task: string;
+      host: string;
+      step: string;
+      status: StepStatus;
+      result: CommandResult;
+    })
   | (EventBase & { type: 'host-unreachable'; task: string; host: string; message: string })
-  | (EventBase & { type: 'task-end'; task: string; status: Extract<TaskStatus, 'done' | 'failed'>; error?: string; durationMs: number })
-  | (EventBase & { type: 'run-end'; status: RunStatus; durationMs: number; failedTask?: string; message?: string });
+  | (EventBase & {
+      type: 'task-end';
+      task: string;
+      status: Extract<TaskStatus, 'done' | 'failed'>;
+      error?: string;
+      durationMs: number;
+    })
+  | (EventBase & {
+      type: 'run-end';
+      status: RunStatus;
+      durationMs: number;
+      failedTask?: string;
+      message?: string;
+    });
 
 export type RunEventType = RunEvent['type'];
 

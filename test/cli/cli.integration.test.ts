@@ -16,7 +16,9 @@ describe('kubemix plan', () => {
   });
 
   it('prints the plan as JSON data with -o json', async () => {
-    const result = await runCli(['plan', 'k8s-libvirt-1-2-1', '--windows-workers', '1', '-o', 'json'], { home: tempHome() });
+    const result = await runCli(['plan', 'k8s-libvirt-1-2-1', '--windows-workers', '1', '-o', 'json'], {
+      home: tempHome(),
+    });
     expect(result.exitCode).toBe(0);
     const plan = JSON.parse(result.stdout) as { tasks: { name: string; needs: string[] }[] };
     const prepWindows = plan.tasks.find((t) => t.name === 'prepare-windows');
@@ -24,11 +26,14 @@ describe('kubemix plan', () => {
   });
 
   it('reports every spec problem on its own line with file:line:col, exit 2, no stack trace', async () => {
-    const result = await runCli(['plan', 'fixtures/specs/invalid/several-problems.yaml'], { home: tempHome() });
+    const result = await runCli(['plan', 'fixtures/specs/invalid/several-problems.yaml'], {
+      home: tempHome(),
+    });
     expect(result.exitCode).toBe(2);
     const lines = result.stderr.trim().split('\n');
     expect(lines.length).toBeGreaterThan(3);
-    for (const line of lines) expect(line).toMatch(/^fixtures\/specs\/invalid\/several-problems\.yaml:\d+:\d+: /);
+    for (const line of lines)
+      expect(line).toMatch(/^fixtures\/specs\/invalid\/several-problems\.yaml:\d+:\d+: /);
     expect(result.stderr).not.toMatch(stackTrace);
   });
 
@@ -52,14 +57,19 @@ describe('kubemix schema and help', () => {
     const result = await runCli(['schema'], { home: tempHome() });
     expect(result.exitCode).toBe(0);
     const schema = JSON.parse(result.stdout) as { properties: Record<string, unknown> };
-    expect(Object.keys(schema.properties)).toEqual(expect.arrayContaining(['name', 'provider', 'nodes', 'network']));
+    expect(Object.keys(schema.properties)).toEqual(
+      expect.arrayContaining(['name', 'provider', 'nodes', 'network']),
+    );
   });
 
-  it.each(['plan', 'up', 'down', 'status', 'schema', 'run', 'verify'])('has --help for %s', async (command) => {
-    const result = await runCli([command, '--help'], { home: tempHome() });
-    expect(result.exitCode).toBe(0);
-    expect(result.stdout).toContain(`Usage: kubemix ${command}`);
-  });
+  it.each(['plan', 'up', 'down', 'status', 'schema', 'run', 'verify'])(
+    'has --help for %s',
+    async (command) => {
+      const result = await runCli([command, '--help'], { home: tempHome() });
+      expect(result.exitCode).toBe(0);
+      expect(result.stdout).toContain(`Usage: kubemix ${command}`);
+    },
+  );
 
   it('exits 2 on an unknown command', async () => {
     const result = await runCli(['frobnicate'], { home: tempHome() });
@@ -93,7 +103,10 @@ describe('kubemix up / status on a local static cluster', () => {
     expect(second.exitCode).toBe(0);
     expect(second.stdout).toContain('SKIP  prepare-provider (already-done)');
     expect(second.stdout).toContain('DONE  wait-for-hosts');
-    const redo = await runCli(['up', localSpec, '--from', 'prepare-provider', '--stop-after', 'prepare-provider'], { home });
+    const redo = await runCli(
+      ['up', localSpec, '--from', 'prepare-provider', '--stop-after', 'prepare-provider'],
+      { home },
+    );
     expect(redo.stdout).toContain('DONE  prepare-provider');
   });
 
@@ -106,9 +119,14 @@ describe('kubemix up / status on a local static cluster', () => {
 
   it('writes JSON lines with --log-format json and an event log in the cluster directory', async () => {
     const home = tempHome();
-    const result = await runCli(['up', localSpec, '--log-format', 'json', '--stop-after', 'wait-for-hosts'], { home });
+    const result = await runCli(['up', localSpec, '--log-format', 'json', '--stop-after', 'wait-for-hosts'], {
+      home,
+    });
     expect(result.exitCode).toBe(0);
-    const events = result.stdout.trim().split('\n').map((line) => JSON.parse(line) as { type: string });
+    const events = result.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { type: string });
     expect(events[0]?.type).toBe('run-start');
     expect(events.at(-1)?.type).toBe('run-end');
     const runsDir = join(home, 'clusters', 'local-demo', 'runs');
@@ -150,7 +168,16 @@ describe('kubemix run', () => {
     const port = (server.address() as { port: number }).port;
     try {
       const result = await runCli(
-        ['run', 'fixtures/playbooks/every-keyword.yml', '-i', 'fixtures/inventories/local.yml', '-e', `work_dir=${work}`, '-e', `wait_port=${port}`],
+        [
+          'run',
+          'fixtures/playbooks/every-keyword.yml',
+          '-i',
+          'fixtures/inventories/local.yml',
+          '-e',
+          `work_dir=${work}`,
+          '-e',
+          `wait_port=${port}`,
+        ],
         { home: tempHome() },
       );
       expect(result.stdout).toContain('PLAY RECAP');
@@ -162,7 +189,10 @@ describe('kubemix run', () => {
   });
 
   it('exits 2 with file:line:col for a broken playbook', async () => {
-    const result = await runCli(['run', 'fixtures/playbooks/invalid.yml', '-i', 'fixtures/inventories/local.yml'], { home: tempHome() });
+    const result = await runCli(
+      ['run', 'fixtures/playbooks/invalid.yml', '-i', 'fixtures/inventories/local.yml'],
+      { home: tempHome() },
+    );
     expect(result.exitCode).toBe(2);
     expect(result.stderr).toMatch(/invalid\.yml:\d+:\d+: /);
     expect(result.stderr).not.toMatch(stackTrace);
@@ -174,4 +204,3 @@ describe('kubemix run', () => {
     expect(result.stderr).toContain('-i INVENTORY is required');
   });
 });
-

@@ -32,15 +32,27 @@ describe('a Linux cluster from one command', () => {
     const up = await kubemix(['up', spec, '--cluster-dir', clusterDir, '--stop-before', 'verify']);
     expect(up.stderr).toBe('');
     expect(up.exitCode).toBe(0);
-    for (const task of ['prepare-provider', 'wait-for-hosts', 'prepare-linux', 'init-control-plane', 'install-flannel', 'join-linux-workers']) {
+    for (const task of [
+      'prepare-provider',
+      'wait-for-hosts',
+      'prepare-linux',
+      'init-control-plane',
+      'install-flannel',
+      'join-linux-workers',
+    ]) {
       expect(up.stdout).toContain(`DONE  ${task}`);
     }
     const nodes = await lab.cluster.nodes();
-    expect(nodes.map((n) => [n.metadata.name, n.status?.conditions?.find((c) => c.type === 'Ready')?.status])).toEqual([
+    expect(
+      nodes.map((n) => [n.metadata.name, n.status?.conditions?.find((c) => c.type === 'Ready')?.status]),
+    ).toEqual([
       ['lab-01', 'True'],
       ['lab-02', 'True'],
     ]);
-    const flannel = readFlannelNetConf(await lab.cluster.listObjects('ConfigMap', 'kube-flannel'), 'kube-flannel-cfg');
+    const flannel = readFlannelNetConf(
+      await lab.cluster.listObjects('ConfigMap', 'kube-flannel'),
+      'kube-flannel-cfg',
+    );
     expect([flannel.vni, flannel.port, flannel.network]).toEqual([4096, 4789, '10.244.0.0/16']);
     // admin.conf came home; the join token never reached the event log or the state file.
     const admin = await readFile(join(clusterDir, 'admin.conf'), 'utf8');
@@ -73,16 +85,27 @@ describe('a Linux cluster from one command', () => {
       privateKeyPath: lab.privateKeyPath,
     });
     const clusterDir = join(dir, 'cluster');
-    const order = ['prepare-provider', 'wait-for-hosts', 'prepare-linux', 'init-control-plane', 'install-flannel', 'join-linux-workers'];
+    const order = [
+      'prepare-provider',
+      'wait-for-hosts',
+      'prepare-linux',
+      'init-control-plane',
+      'install-flannel',
+      'join-linux-workers',
+    ];
     for (const [index, task] of order.entries()) {
       const run = await kubemix(['up', spec, '--cluster-dir', clusterDir, '--stop-after', task]);
       expect(run.stderr).toBe('');
       expect(run.exitCode).toBe(0);
       expect(run.stdout).toContain(`DONE  ${task}`);
       // Only this task ran: everything before it was done by the earlier runs.
-      for (const earlier of order.slice(0, index)) expect(run.stdout).toContain(`SKIP  ${earlier} (already-done)`);
-      const state = JSON.parse(await readFile(join(clusterDir, 'state.json'), 'utf8')) as { tasks: Record<string, { status: string }> };
-      for (const later of order.slice(index + 1)) expect(state.tasks[later]?.status ?? 'pending').not.toBe('done');
+      for (const earlier of order.slice(0, index))
+        expect(run.stdout).toContain(`SKIP  ${earlier} (already-done)`);
+      const state = JSON.parse(await readFile(join(clusterDir, 'state.json'), 'utf8')) as {
+        tasks: Record<string, { status: string }>;
+      };
+      for (const later of order.slice(index + 1))
+        expect(state.tasks[later]?.status ?? 'pending').not.toBe('done');
     }
     expect((await lab.cluster.nodes()).length).toBe(2);
     const down = await kubemix(['down', spec, '--cluster-dir', clusterDir]);
@@ -105,10 +128,14 @@ describe('a Linux cluster from one command', () => {
     expect(up.stderr).toBe('');
     expect(up.exitCode).toBe(0);
     const nodes = await lab.cluster.nodes();
-    const controlPlanes = nodes.filter((n) => 'node-role.kubernetes.io/control-plane' in (n.metadata.labels ?? {}));
+    const controlPlanes = nodes.filter(
+      (n) => 'node-role.kubernetes.io/control-plane' in (n.metadata.labels ?? {}),
+    );
     expect(controlPlanes.map((n) => n.metadata.name).sort()).toEqual(['lab-01', 'lab-02', 'lab-03']);
     expect(nodes.map((n) => n.metadata.name)).toContain('lab-04');
-    expect(nodes.every((n) => n.status?.conditions?.find((c) => c.type === 'Ready')?.status === 'True')).toBe(true);
+    expect(nodes.every((n) => n.status?.conditions?.find((c) => c.type === 'Ready')?.status === 'True')).toBe(
+      true,
+    );
     const down = await kubemix(['down', spec, '--cluster-dir', clusterDir]);
     expect(down.exitCode).toBe(0);
   });

@@ -15,10 +15,15 @@ describe('steps limited to one OS', () => {
     ];
     const plan = makePlan(
       [
-        task('cleanup', [], ['lin', 'win'], [
-          shell('linux only', `touch ${dir}/linux-{{ host.name }}`, { os: 'linux' }),
-          shell('everyone', `touch ${dir}/all-{{ host.name }}`),
-        ]),
+        task(
+          'cleanup',
+          [],
+          ['lin', 'win'],
+          [
+            shell('linux only', `touch ${dir}/linux-{{ host.name }}`, { os: 'linux' }),
+            shell('everyone', `touch ${dir}/all-{{ host.name }}`),
+          ],
+        ),
       ],
       hosts,
     );
@@ -30,6 +35,10 @@ describe('steps limited to one OS', () => {
       onEvent: events.onEvent,
     });
     expect(summary.status).toBe('succeeded');
-    expect(readdirSync(dir).filter((f) => f !== 'cluster').sort()).toEqual(['all-lin', 'all-win', 'linux-lin']);
+    expect(
+      readdirSync(dir)
+        .filter((f) => f !== 'cluster')
+        .sort(),
+    ).toEqual(['all-lin', 'all-win', 'linux-lin']);
   });
 });

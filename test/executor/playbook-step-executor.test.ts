@@ -18,14 +18,35 @@ describe('cluster plan steps from task files', () => {
     const work = await mkdtemp(join(tmpdir(), 'kubemix-pbexec-'));
     const playbooks = await loadClusterPlaybooks(fixtureDir);
     expect(Object.keys(playbooks).sort()).toEqual(['first', 'second-linux']);
-    const host: InventoryHost = { name: 'node-a', address: '127.0.0.1', os: 'linux', connection: 'local', role: 'worker', group: 'g' };
+    const host: InventoryHost = {
+      name: 'node-a',
+      address: '127.0.0.1',
+      os: 'linux',
+      connection: 'local',
+      role: 'worker',
+      group: 'g',
+    };
     const plan: Plan = {
       cluster: 'demo',
       hosts: [host],
       vars: { cluster_name: 'demo', work_dir: work },
       tasks: [
-        { name: 'first', description: '', needs: [], hosts: ['node-a'], steps: playbooks['first']!, implemented: true },
-        { name: 'second', description: '', needs: ['first'], hosts: ['node-a'], steps: playbooks['second-linux']!.map((s) => ({ ...s, os: 'linux' as const })), implemented: true },
+        {
+          name: 'first',
+          description: '',
+          needs: [],
+          hosts: ['node-a'],
+          steps: playbooks['first']!,
+          implemented: true,
+        },
+        {
+          name: 'second',
+          description: '',
+          needs: ['first'],
+          hosts: ['node-a'],
+          steps: playbooks['second-linux']!.map((s) => ({ ...s, os: 'linux' as const })),
+          implemented: true,
+        },
       ],
     };
     const events: RunEvent[] = [];
@@ -38,7 +59,7 @@ describe('cluster plan steps from task files', () => {
       render: (value) => value,
       onEvent: (e) => events.push(e),
     });
-    expect(summary.error ?? "").toBe("");
+    expect(summary.error ?? '').toBe('');
     expect(summary.status).toBe('succeeded');
     expect(await readFile(join(work, 'node-a.same-task'), 'utf8')).toBe('ok\n');
     expect(await readFile(join(work, 'node-a.items'), 'utf8')).toBe('a\nc\n');

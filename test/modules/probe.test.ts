@@ -4,13 +4,28 @@ import type { ModuleContext } from '../../src/modules/types.js';
 import type { CommandResult } from '../../src/types/command-result.js';
 
 const context = (os: 'linux' | 'windows'): ModuleContext => ({
-  host: { name: 'h', address: 'a', os, connection: os === 'windows' ? 'winrm' : 'ssh', role: 'worker', group: 'g' },
+  host: {
+    name: 'h',
+    address: 'a',
+    os,
+    connection: os === 'windows' ? 'winrm' : 'ssh',
+    role: 'worker',
+    group: 'g',
+  },
   os,
   vars: {},
   checkMode: false,
 });
 
-const ok = (stdout: string): CommandResult => ({ command: 'x', exitCode: 0, stdout, stderr: '', durationMs: 1, failed: false, timedOut: false });
+const ok = (stdout: string): CommandResult => ({
+  command: 'x',
+  exitCode: 0,
+  stdout,
+  stderr: '',
+  durationMs: 1,
+  failed: false,
+  timedOut: false,
+});
 
 describe('probe module', () => {
   it('asks Linux hosts for uname and reports the release', () => {
@@ -18,7 +33,10 @@ describe('probe module', () => {
     const action = run.next().value;
     expect(action).toEqual({ kind: 'exec', command: 'uname -sr' });
     const outcome = run.next(ok('Linux 6.1.0\n'));
-    expect(outcome).toMatchObject({ done: true, value: { changed: false, failed: false, data: { os_release: 'Linux 6.1.0' } } });
+    expect(outcome).toMatchObject({
+      done: true,
+      value: { changed: false, failed: false, data: { os_release: 'Linux 6.1.0' } },
+    });
   });
 
   it('asks Windows hosts through PowerShell', () => {

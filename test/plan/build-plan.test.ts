@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { ancestorsOf, buildGraph, buildPlan, buildTeardownPlan, formatPlan, topologicalOrder } from '../../src/plan/index.js';
-import { clusterSpecSchema, type ClusterSpecInput } from '../../src/spec/schema.js';
+import {
+  ancestorsOf,
+  buildGraph,
+  buildPlan,
+  buildTeardownPlan,
+  formatPlan,
+  topologicalOrder,
+} from '../../src/plan/index.js';
+import { type ClusterSpecInput, clusterSpecSchema } from '../../src/spec/schema.js';
 import { loadVersions } from '../../src/versions/versions.js';
 
 const versions = loadVersions();
@@ -11,9 +18,19 @@ function staticSpec(overrides: Partial<ClusterSpecInput> = {}): ClusterSpecInput
     provider: {
       type: 'static',
       hosts: [
-        { name: 'cp1', address: '10.0.0.11', group: 'control-plane', credentials: { user: 'root', privateKey: { file: '~/.ssh/id_ed25519' } } },
+        {
+          name: 'cp1',
+          address: '10.0.0.11',
+          group: 'control-plane',
+          credentials: { user: 'root', privateKey: { file: '~/.ssh/id_ed25519' } },
+        },
         { name: 'lw1', address: '10.0.0.12', group: 'linux' },
-        { name: 'win1', address: '10.0.0.13', group: 'windows', credentials: { user: 'Administrator', password: { env: 'WIN_PASSWORD' } } },
+        {
+          name: 'win1',
+          address: '10.0.0.13',
+          group: 'windows',
+          credentials: { user: 'Administrator', password: { env: 'WIN_PASSWORD' } },
+        },
       ],
     },
     nodes: {
@@ -68,13 +85,22 @@ describe('buildPlan', () => {
     expect(task(p, 'prepare-windows').hosts).toEqual(['win1']);
     expect(task(p, 'install-flannel').hosts).toEqual(['cp1']);
     const win = p.hosts.find((h) => h.name === 'win1');
-    expect(win).toMatchObject({ os: 'windows', connection: 'winrm', port: 5985, windowsVersion: '2022', hostKeyPolicy: 'strict' });
+    expect(win).toMatchObject({
+      os: 'windows',
+      connection: 'winrm',
+      port: 5985,
+      windowsVersion: '2022',
+      hostKeyPolicy: 'strict',
+    });
   });
 
   it('checks every credential reference on localhost without printing a value', () => {
     const steps = task(plan(staticSpec()), 'prepare-provider').steps;
-    expect(steps.map((s) => s.name)).toEqual(['file ~/.ssh/id_ed25519 is readable', 'environment variable WIN_PASSWORD is set']);
-    expect(String(steps[1]?.args['cmd'])).toContain(">/dev/null");
+    expect(steps.map((s) => s.name)).toEqual([
+      'file ~/.ssh/id_ed25519 is readable',
+      'environment variable WIN_PASSWORD is set',
+    ]);
+    expect(String(steps[1]?.args['cmd'])).toContain('>/dev/null');
   });
 
   it('marks tasks whose steps are not built yet instead of pretending', () => {
@@ -120,7 +146,12 @@ describe('buildPlan', () => {
 
   it('carries the network settings both sides need into plan vars', () => {
     const p = plan(staticSpec());
-    expect(p.vars).toMatchObject({ pod_cidr: '10.244.0.0/16', service_cidr: '10.96.0.0/12', flannel_vni: 4096, flannel_port: 4789 });
+    expect(p.vars).toMatchObject({
+      pod_cidr: '10.244.0.0/16',
+      service_cidr: '10.96.0.0/12',
+      flannel_vni: 4096,
+      flannel_port: 4789,
+    });
     expect(p.vars['kubernetes_version']).toBe(versions['kubernetes']);
   });
 
@@ -143,13 +174,24 @@ describe('buildPlan', () => {
     const withBooks = buildPlan({
       spec,
       versions,
-      playbooks: { 'prepare-linux': [step('kernel modules')], 'cleanup-linux': [step('reset linux')], 'cleanup-windows': [step('reset windows')] },
+      playbooks: {
+        'prepare-linux': [step('kernel modules')],
+        'cleanup-linux': [step('reset linux')],
+        'cleanup-windows': [step('reset windows')],
+      },
       playbookDir: '/pb',
     });
-    expect(task(withBooks, 'prepare-linux')).toMatchObject({ implemented: true, steps: [{ name: 'kernel modules' }] });
+    expect(task(withBooks, 'prepare-linux')).toMatchObject({
+      implemented: true,
+      steps: [{ name: 'kernel modules' }],
+    });
     expect(task(withBooks, 'prepare-windows').implemented).toBe(false);
     expect(withBooks.vars['playbook_dir']).toBe('/pb');
-    const down = buildTeardownPlan({ spec, versions, playbooks: { 'cleanup-linux': [step('reset linux')], 'cleanup-windows': [step('reset windows')] } });
+    const down = buildTeardownPlan({
+      spec,
+      versions,
+      playbooks: { 'cleanup-linux': [step('reset linux')], 'cleanup-windows': [step('reset windows')] },
+    });
     expect(down.tasks[0]?.steps.map((s) => [s.name, s.os])).toEqual([
       ['reset linux', 'linux'],
       ['reset windows', 'windows'],
@@ -161,12 +203,30 @@ describe('buildPlan', () => {
 
   it('gives the playbooks the API endpoint and the first controller', () => {
     const p = plan(staticSpec());
-    expect(p.vars).toMatchObject({ control_plane_endpoint: '10.0.0.11:6443', api_server_host: '10.0.0.11', api_server_port: 6443, first_controller: 'cp1', controller_count: 1 });
+    expect(p.vars).toMatchObject({
+      control_plane_endpoint: '10.0.0.11:6443',
+      api_server_host: '10.0.0.11',
+      api_server_port: 6443,
+      first_controller: 'cp1',
+      controller_count: 1,
+    });
     const ha = plan({
       ...staticSpec(),
-      provider: { type: 'static', hosts: ['cp1', 'cp2', 'cp3'].map((name, i) => ({ name, address: `10.0.0.${11 + i}`, group: 'control-plane' })) },
+      provider: {
+        type: 'static',
+        hosts: ['cp1', 'cp2', 'cp3'].map((name, i) => ({
+          name,
+          address: `10.0.0.${11 + i}`,
+          group: 'control-plane',
+        })),
+      },
       nodes: { controlPlane: { count: 3, endpoint: 'api.lab:8443' }, workers: [] },
     });
-    expect(ha.vars).toMatchObject({ control_plane_endpoint: 'api.lab:8443', api_server_host: 'api.lab', api_server_port: 8443, controller_count: 3 });
+    expect(ha.vars).toMatchObject({
+      control_plane_endpoint: 'api.lab:8443',
+      api_server_host: 'api.lab',
+      api_server_port: 8443,
+      controller_count: 3,
+    });
   });
 });

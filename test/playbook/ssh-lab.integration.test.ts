@@ -1,8 +1,8 @@
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parse, stringify } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse, stringify } from 'yaml';
 import { type Lab, startLab } from '../../scripts/lab/lab.js';
 import { createTransport } from '../../src/executor/create-transport.js';
 import { loadInventory, parseInventory, parsePlaybook, runPlaybook } from '../../src/playbook/index.js';
@@ -26,7 +26,9 @@ describe('playbooks on SSH lab hosts', () => {
   it('runs the every-keyword playbook on three hosts', async () => {
     const work = mkdtempSync(join(tmpdir(), 'kubemix-lab-play-'));
     // The fixture expects the local inventory's `greeting` var and `web` group: give the lab the same.
-    const doc = parse(readFileSync(lab.inventoryPath, 'utf8')) as { all: { vars: Record<string, unknown>; children?: Record<string, unknown> } };
+    const doc = parse(readFileSync(lab.inventoryPath, 'utf8')) as {
+      all: { vars: Record<string, unknown>; children?: Record<string, unknown> };
+    };
     doc.all.vars['greeting'] = 'hello';
     doc.all.children = { ...doc.all.children, web: { hosts: { 'lab-01': null, 'lab-02': null } } };
     const inventory = parseInventory(stringify(doc), lab.inventoryPath);
@@ -36,7 +38,9 @@ describe('playbooks on SSH lab hosts', () => {
       extraVars: { work_dir: work, wait_host: '{{ ansible_host }}', wait_port: 22 },
       transports: createTransport,
     });
-    const failures = result.records.filter((r) => (r.status === 'failed' && !r.ignored) || r.status === 'unreachable');
+    const failures = result.records.filter(
+      (r) => (r.status === 'failed' && !r.ignored) || r.status === 'unreachable',
+    );
     expect(failures).toEqual([]);
     expect(result.exitCode).toBe(0);
     expect(Object.keys(result.stats)).toEqual(['lab-01', 'lab-02', 'lab-03']);
@@ -62,7 +66,9 @@ describe('playbooks on SSH lab hosts', () => {
     expect(result.stats['ghost']?.unreachable).toBe(1);
     expect(result.stats['lab-01']).toMatchObject({ ok: 2, failed: 0, unreachable: 0 });
     const unreachable = events.find((e) => e.type === 'host-unreachable');
-    expect(unreachable && 'message' in unreachable ? unreachable.message : '').toMatch(/ghost.*(refused|ECONNREFUSED)/i);
+    expect(unreachable && 'message' in unreachable ? unreachable.message : '').toMatch(
+      /ghost.*(refused|ECONNREFUSED)/i,
+    );
   });
 
   it('refuses a host whose key does not match known_hosts, naming both fingerprints', async () => {
@@ -70,7 +76,12 @@ describe('playbooks on SSH lab hosts', () => {
     const other = lab.hosts[1]!;
     // known_hosts that claims lab-01's address carries lab-02's key.
     const lines = readFileSync(lab.knownHostsPath, 'utf8').split('\n').filter(Boolean);
-    const otherKey = lines.find((l) => l.split(' ')[0]!.split(',').some((n) => n.includes(other.address)))!;
+    const otherKey = lines.find((l) =>
+      l
+        .split(' ')[0]!
+        .split(',')
+        .some((n) => n.includes(other.address)),
+    )!;
     const target = lab.hosts[0]!;
     const forged = join(work, 'known_hosts');
     writeFileSync(forged, `${target.address} ${otherKey.split(' ').slice(1).join(' ')}\n`);
@@ -79,7 +90,12 @@ describe('playbooks on SSH lab hosts', () => {
       'forged.yml',
     );
     const events: RunEvent[] = [];
-    const result = await runPlaybook({ playbook: playbook('- hosts: all\n  tasks:\n    - command: "true"\n'), inventory, transports: createTransport, onEvent: (e) => events.push(e) });
+    const result = await runPlaybook({
+      playbook: playbook('- hosts: all\n  tasks:\n    - command: "true"\n'),
+      inventory,
+      transports: createTransport,
+      onEvent: (e) => events.push(e),
+    });
     expect(result.exitCode).toBe(4);
     const message = JSON.stringify(events.filter((e) => e.type === 'host-unreachable'));
     expect(message).toMatch(/SHA256:[A-Za-z0-9+/]+.*SHA256:[A-Za-z0-9+/]+/);
@@ -93,7 +109,9 @@ describe('playbooks on SSH lab hosts', () => {
     );
     const events: RunEvent[] = [];
     const result = await runPlaybook({
-      playbook: playbook('- hosts: all\n  tasks:\n    - command: hostname\n      register: name\n    - assert:\n        that: name.stdout == "lab-03"\n'),
+      playbook: playbook(
+        '- hosts: all\n  tasks:\n    - command: hostname\n      register: name\n    - assert:\n        that: name.stdout == "lab-03"\n',
+      ),
       inventory,
       transports: createTransport,
       onEvent: (e) => events.push(e),

@@ -3,8 +3,22 @@ import { StaticProvider } from '../../src/provider/index.js';
 import type { InventoryHost } from '../../src/types/inventory.js';
 
 const hosts: InventoryHost[] = [
-  { name: 'cp1', address: '192.0.2.10', os: 'linux', connection: 'ssh', role: 'control-plane', group: 'control-plane' },
-  { name: 'win1', address: '192.0.2.11', os: 'windows', connection: 'winrm', role: 'worker', group: 'windows' },
+  {
+    name: 'cp1',
+    address: '192.0.2.10',
+    os: 'linux',
+    connection: 'ssh',
+    role: 'control-plane',
+    group: 'control-plane',
+  },
+  {
+    name: 'win1',
+    address: '192.0.2.11',
+    os: 'windows',
+    connection: 'winrm',
+    role: 'worker',
+    group: 'windows',
+  },
 ];
 
 describe('StaticProvider', () => {

@@ -1,6 +1,13 @@
 import { acquireLock } from '../../engine/index.js';
 import { loadClusterContext } from '../cluster-context.js';
-import { choiceOption, intOption, onePositional, parseCommandArgs, SHORT_FORM_HELP, SHORT_FORM_OPTIONS } from '../options.js';
+import {
+  choiceOption,
+  intOption,
+  onePositional,
+  parseCommandArgs,
+  SHORT_FORM_HELP,
+  SHORT_FORM_OPTIONS,
+} from '../options.js';
 import { out } from '../output.js';
 import { runPlanWithRenderers } from '../run-plan-command.js';
 import { RUN_HELP, RUN_OPTIONS } from './up.js';
@@ -16,7 +23,10 @@ ${SHORT_FORM_HELP}`;
 
 export async function downCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parseCommandArgs('down', argv, { ...SHORT_FORM_OPTIONS, ...RUN_OPTIONS });
-  if (values.help) return out(downHelp), 0;
+  if (values.help) {
+    out(downHelp);
+    return 0;
+  }
   const forks = intOption('forks', values.forks, { min: 1 });
   const logFormat = choiceOption('log-format', values['log-format'], ['text', 'json'] as const) ?? 'text';
   const context = await loadClusterContext(onePositional('down', positionals, 'spec'), values);

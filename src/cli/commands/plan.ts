@@ -1,6 +1,12 @@
 import { formatPlan } from '../../plan/index.js';
 import { loadClusterContext } from '../cluster-context.js';
-import { choiceOption, onePositional, parseCommandArgs, SHORT_FORM_HELP, SHORT_FORM_OPTIONS } from '../options.js';
+import {
+  choiceOption,
+  onePositional,
+  parseCommandArgs,
+  SHORT_FORM_HELP,
+  SHORT_FORM_OPTIONS,
+} from '../options.js';
 import { out } from '../output.js';
 
 export const planHelp = `Usage: kubemix plan <spec> [options]
@@ -21,7 +27,10 @@ export async function planCommand(argv: string[]): Promise<number> {
     output: { type: 'string', short: 'o' },
     'cluster-dir': { type: 'string' },
   });
-  if (values.help) return out(planHelp), 0;
+  if (values.help) {
+    out(planHelp);
+    return 0;
+  }
   const format = choiceOption('output', values.output, ['text', 'json'] as const) ?? 'text';
   const context = await loadClusterContext(onePositional('plan', positionals, 'spec'), values);
   const plan = values.down ? context.downPlan() : context.upPlan();

@@ -1,6 +1,6 @@
-import { createTransport } from '../../executor/create-transport.js';
-import { loadInventory, parseExtraVars, runPlaybook, formatRecap } from '../../playbook/index.js';
 import { UsageError } from '../../errors/index.js';
+import { createTransport } from '../../executor/create-transport.js';
+import { formatRecap, loadInventory, parseExtraVars, runPlaybook } from '../../playbook/index.js';
 import { choiceOption, intOption, onePositional, parseCommandArgs } from '../options.js';
 import { out } from '../output.js';
 import { startRunSession } from '../run-session.js';
@@ -23,7 +23,13 @@ Options:
 Exit codes (as ansible-playbook): 0 ok, 2 a host failed, 4 a host was unreachable, 99
 interrupted; bad input (playbook, inventory, flags) exits 2 with the file, line and column.`;
 
-const list = (value: string | undefined) => (value === undefined ? undefined : value.split(',').map((t) => t.trim()).filter(Boolean));
+const list = (value: string | undefined) =>
+  value === undefined
+    ? undefined
+    : value
+        .split(',')
+        .map((t) => t.trim())
+        .filter(Boolean);
 
 export async function runCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parseCommandArgs('run', argv, {
@@ -36,9 +42,13 @@ export async function runCommand(argv: string[]): Promise<number> {
     'skip-tags': { type: 'string' },
     'log-format': { type: 'string' },
   });
-  if (values.help) return out(runHelp), 0;
+  if (values.help) {
+    out(runHelp);
+    return 0;
+  }
   const playbook = onePositional('run', positionals, 'playbook');
-  if (!values.inventory) throw new UsageError('kubemix run: -i INVENTORY is required (see kubemix run --help)');
+  if (!values.inventory)
+    throw new UsageError('kubemix run: -i INVENTORY is required (see kubemix run --help)');
   const forks = intOption('forks', values.forks, { min: 1 });
   const logFormat = choiceOption('log-format', values['log-format'], ['text', 'json'] as const) ?? 'text';
   const inventory = await loadInventory(values.inventory);

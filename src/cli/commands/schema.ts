@@ -9,7 +9,10 @@ Print the JSON Schema of cluster specs, for editors (e.g. yaml-language-server:
 
 export async function schemaCommand(argv: string[]): Promise<number> {
   const { values } = parseCommandArgs('schema', argv, {});
-  if (values.help) return out(schemaHelp), 0;
+  if (values.help) {
+    out(schemaHelp);
+    return 0;
+  }
   out(JSON.stringify(specJsonSchema(), null, 2));
   return 0;
 }

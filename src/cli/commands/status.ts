@@ -21,9 +21,13 @@ export async function statusCommand(argv: string[]): Promise<number> {
     'cluster-dir': { type: 'string' },
     output: { type: 'string', short: 'o' },
   });
-  if (values.help) return out(statusHelp), 0;
+  if (values.help) {
+    out(statusHelp);
+    return 0;
+  }
   const format = choiceOption('output', values.output, ['text', 'json'] as const) ?? 'text';
-  if (positionals.length !== 1) throw new UsageError('kubemix status: give the cluster spec (see kubemix status --help)');
+  if (positionals.length !== 1)
+    throw new UsageError('kubemix status: give the cluster spec (see kubemix status --help)');
   const context = await loadClusterContext(positionals[0]!, values);
   if (!existsSync(context.clusterDir)) {
     out(`cluster ${context.spec.name}: never built (no ${context.clusterDir})`);
@@ -41,12 +45,18 @@ export async function statusCommand(argv: string[]): Promise<number> {
   const plan = context.upPlan();
   const width = Math.max(...plan.tasks.map((t) => t.name.length));
   out(`cluster ${context.spec.name} (${context.clusterDir})`);
-  if (state.lastRun) out(`last run: ${state.lastRun.status}${state.lastRun.failedTask ? ` at ${state.lastRun.failedTask}` : ''}${state.lastRun.message ? `: ${state.lastRun.message}` : ''}`);
+  if (state.lastRun)
+    out(
+      `last run: ${state.lastRun.status}${state.lastRun.failedTask ? ` at ${state.lastRun.failedTask}` : ''}${state.lastRun.message ? `: ${state.lastRun.message}` : ''}`,
+    );
   for (const task of topologicalOrder(plan.tasks)) {
     const record = state.tasks[task.name];
-    out(`  ${task.name.padEnd(width)}  ${record?.status ?? 'pending'}${record?.finishedAt ? `  ${record.finishedAt}` : ''}`);
+    out(
+      `  ${task.name.padEnd(width)}  ${record?.status ?? 'pending'}${record?.finishedAt ? `  ${record.finishedAt}` : ''}`,
+    );
   }
   out('hosts:');
-  for (const host of state.inventory) out(`  ${host.name}  ${host.address || '(no address yet)'}  ${host.role}  ${host.os}`);
+  for (const host of state.inventory)
+    out(`  ${host.name}  ${host.address || '(no address yet)'}  ${host.role}  ${host.os}`);
   return 0;
 }

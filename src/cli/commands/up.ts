@@ -1,6 +1,13 @@
 import { TASK_NAMES } from '../../types/plan.js';
 import { loadClusterContext } from '../cluster-context.js';
-import { choiceOption, intOption, onePositional, parseCommandArgs, SHORT_FORM_HELP, SHORT_FORM_OPTIONS } from '../options.js';
+import {
+  choiceOption,
+  intOption,
+  onePositional,
+  parseCommandArgs,
+  SHORT_FORM_HELP,
+  SHORT_FORM_OPTIONS,
+} from '../options.js';
 import { out } from '../output.js';
 import { runPlanWithRenderers } from '../run-plan-command.js';
 import { reportVerifyChecks } from '../verify-report.js';
@@ -39,7 +46,10 @@ export async function upCommand(argv: string[]): Promise<number> {
     'stop-before': { type: 'string' },
     from: { type: 'string' },
   });
-  if (values.help) return out(upHelp), 0;
+  if (values.help) {
+    out(upHelp);
+    return 0;
+  }
   const forks = intOption('forks', values.forks, { min: 1 });
   const logFormat = choiceOption('log-format', values['log-format'], ['text', 'json'] as const) ?? 'text';
   const context = await loadClusterContext(onePositional('up', positionals, 'spec'), values);

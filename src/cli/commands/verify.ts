@@ -1,7 +1,13 @@
 import { readState } from '../../engine/index.js';
 import { KubemixError } from '../../errors/index.js';
 import { loadClusterContext } from '../cluster-context.js';
-import { choiceOption, onePositional, parseCommandArgs, SHORT_FORM_HELP, SHORT_FORM_OPTIONS } from '../options.js';
+import {
+  choiceOption,
+  onePositional,
+  parseCommandArgs,
+  SHORT_FORM_HELP,
+  SHORT_FORM_OPTIONS,
+} from '../options.js';
 import { out } from '../output.js';
 import { runPlanWithRenderers } from '../run-plan-command.js';
 import { reportVerifyChecks } from '../verify-report.js';
@@ -24,7 +30,10 @@ export async function verifyCommand(argv: string[]): Promise<number> {
     'cluster-dir': { type: 'string' },
     'log-format': { type: 'string' },
   });
-  if (values.help) return out(verifyHelp), 0;
+  if (values.help) {
+    out(verifyHelp);
+    return 0;
+  }
   const logFormat = choiceOption('log-format', values['log-format'], ['text', 'json'] as const) ?? 'text';
   const context = await loadClusterContext(onePositional('verify', positionals, 'spec'), values);
   const plan = context.upPlan();
@@ -32,9 +41,15 @@ export async function verifyCommand(argv: string[]): Promise<number> {
   const state = await readState(context.clusterDir);
   const missing = (verify?.needs ?? []).filter((name) => state?.tasks[name]?.status !== 'done');
   if (missing.length > 0) {
-    throw new KubemixError(`cluster ${context.spec.name} is not built yet (not done: ${missing.join(', ')}); run kubemix up first`);
+    throw new KubemixError(
+      `cluster ${context.spec.name} is not built yet (not done: ${missing.join(', ')}); run kubemix up first`,
+    );
   }
-  const code = await runPlanWithRenderers(plan, context.clusterDir, { logFormat, from: 'verify', stopAfter: 'verify' });
+  const code = await runPlanWithRenderers(plan, context.clusterDir, {
+    logFormat,
+    from: 'verify',
+    stopAfter: 'verify',
+  });
   if (logFormat === 'text') await reportVerifyChecks(plan, context.clusterDir);
   return code;
 }

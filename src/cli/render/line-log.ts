@@ -22,7 +22,10 @@ export function formatEventLine(event: RunEvent): string | undefined {
       return `RETRY ${event.task} ${event.host}: ${event.step} (attempt ${event.attempt} failed, next in ${event.delayMs} ms)`;
     case 'step-end': {
       // Playbook tasks are their own single step: name it once.
-      const what = event.step === event.task ? `${event.task} [${event.host}]` : `${event.task} ${event.host}: ${event.step}`;
+      const what =
+        event.step === event.task
+          ? `${event.task} [${event.host}]`
+          : `${event.task} ${event.host}: ${event.step}`;
       return `${event.status.toUpperCase().padEnd(5)} ${what} (${event.result.durationMs} ms)`;
     }
     case 'host-unreachable':

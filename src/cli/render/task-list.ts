@@ -1,6 +1,14 @@
-import { Listr, type ListrTaskWrapper, PRESET_TIMER } from 'listr2';
+import {
+  type DefaultRenderer,
+  Listr,
+  type ListrTaskWrapper,
+  PRESET_TIMER,
+  type SimpleRenderer,
+} from 'listr2';
 import type { RunEvent, RunEventListener } from '../../types/events.js';
 import { type Deferred, deferred } from './deferred.js';
+
+type TaskWrapper = ListrTaskWrapper<unknown, typeof DefaultRenderer, typeof SimpleRenderer>;
 
 type Ending = { kind: 'done' } | { kind: 'failed'; message: string } | { kind: 'skipped'; reason: string };
 
@@ -8,7 +16,7 @@ interface TaskTrack {
   name: string;
   started: Deferred<void>;
   ended: Deferred<Ending>;
-  wrapper?: ListrTaskWrapper<unknown, any, any>;
+  wrapper?: TaskWrapper;
   /** Latest step per host, shown under the task while it runs. */
   current: Map<string, string>;
 }
@@ -40,14 +48,19 @@ export function createTaskList(): { listener: RunEventListener; finished: () => 
 
   const start = (names: string[]) => {
     for (const name of names) {
-      const track: TaskTrack = { name, started: deferred<void>(), ended: deferred<Ending>(), current: new Map() };
+      const track: TaskTrack = {
+        name,
+        started: deferred<void>(),
+        ended: deferred<Ending>(),
+        current: new Map(),
+      };
       all.push(track);
       byName.set(name, [...(byName.get(name) ?? []), track]);
     }
     const listr = new Listr(
       all.map((track) => ({
         title: `${track.name} (waiting)`,
-        task: async (_ctx: unknown, wrapper: ListrTaskWrapper<unknown, any, any>) => {
+        task: async (_ctx: unknown, wrapper: TaskWrapper) => {
           await track.started.promise;
           track.wrapper = wrapper;
           wrapper.title = track.name;
@@ -60,7 +73,12 @@ export function createTaskList(): { listener: RunEventListener; finished: () => 
         concurrent: true,
         exitOnError: false,
         registerSignalListeners: false,
-        rendererOptions: { timer: PRESET_TIMER, collapseSkips: false, showErrorMessage: true, collapseErrors: false },
+        rendererOptions: {
+          timer: PRESET_TIMER,
+          collapseSkips: false,
+          showErrorMessage: true,
+          collapseErrors: false,
+        },
       },
     );
     finished = listr.run().then(
@@ -74,7 +92,10 @@ export function createTaskList(): { listener: RunEventListener; finished: () => 
     if (event.type === 'run-end') {
       for (const track of all) {
         track.started.resolve();
-        track.ended.resolve({ kind: 'skipped', reason: event.status === 'succeeded' ? 'not needed' : 'not run' });
+        track.ended.resolve({
+          kind: 'skipped',
+          reason: event.status === 'succeeded' ? 'not needed' : 'not run',
+        });
       }
       return;
     }
@@ -90,13 +111,19 @@ export function createTaskList(): { listener: RunEventListener; finished: () => 
         track.ended.resolve({ kind: 'skipped', reason: SKIP_REASONS[event.reason] ?? event.reason });
         break;
       case 'task-end':
-        track.ended.resolve(event.status === 'done' ? { kind: 'done' } : { kind: 'failed', message: event.error ?? 'failed' });
+        track.ended.resolve(
+          event.status === 'done' ? { kind: 'done' } : { kind: 'failed', message: event.error ?? 'failed' },
+        );
         break;
       case 'step-start':
       case 'step-retry': {
-        const label = event.type === 'step-retry' ? `${event.step} (retry ${event.attempt}, in ${event.delayMs} ms)` : event.step;
+        const label =
+          event.type === 'step-retry'
+            ? `${event.step} (retry ${event.attempt}, in ${event.delayMs} ms)`
+            : event.step;
         track.current.set(event.host, label);
-        if (track.wrapper) track.wrapper.output = [...track.current].map(([host, step]) => `${host}: ${step}`).join('\n');
+        if (track.wrapper)
+          track.wrapper.output = [...track.current].map(([host, step]) => `${host}: ${step}`).join('\n');
         break;
       }
       default:

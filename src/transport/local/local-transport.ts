@@ -79,9 +79,23 @@ export class LocalTransport implements Transport {
     try {
       await mkdir(dirname(request.remotePath), { recursive: true });
       if (request.localPath !== undefined) await copyFile(request.localPath, request.remotePath);
-      else await writeFile(request.remotePath, request.content ?? '', request.mode === undefined ? {} : { mode: request.mode });
+      else
+        await writeFile(
+          request.remotePath,
+          request.content ?? '',
+          request.mode === undefined ? {} : { mode: request.mode },
+        );
       if (request.mode !== undefined) await chmod(request.remotePath, request.mode);
-      return { command, exitCode: 0, stdout: '', stderr: '', durationMs: Date.now() - started, failed: false, timedOut: false, host: this.host };
+      return {
+        command,
+        exitCode: 0,
+        stdout: '',
+        stderr: '',
+        durationMs: Date.now() - started,
+        failed: false,
+        timedOut: false,
+        host: this.host,
+      };
     } catch (error) {
       return failedResult(command, (error as Error).message, Date.now() - started, this.host);
     }
@@ -93,7 +107,16 @@ export class LocalTransport implements Transport {
     try {
       await mkdir(dirname(request.localPath), { recursive: true });
       await copyFile(request.remotePath, request.localPath);
-      return { command, exitCode: 0, stdout: '', stderr: '', durationMs: Date.now() - started, failed: false, timedOut: false, host: this.host };
+      return {
+        command,
+        exitCode: 0,
+        stdout: '',
+        stderr: '',
+        durationMs: Date.now() - started,
+        failed: false,
+        timedOut: false,
+        host: this.host,
+      };
     } catch (error) {
       return failedResult(command, (error as Error).message, Date.now() - started, this.host);
     }
