@@ -79,6 +79,8 @@ export function createPlaybookStepExecutor(): StepExecutor {
         },
       },
       { values: registered },
+      // The task's own `vars:` win, as in Ansible.
+      { values: task.vars, templated: true },
     ]);
     const target = await delegateTarget(request, task.delegateTo, vars, localhost);
     const outcome = await executeTask({

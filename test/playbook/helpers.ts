@@ -33,7 +33,11 @@ export const localTransports: TransportFactory = (host) => {
 
 /** Opens a TCP port on 127.0.0.1 and returns it with a closer. */
 export async function openPort(): Promise<{ port: number; close: () => Promise<void> }> {
-  const server: Server = createServer((socket) => socket.end('kubemix test server\n'));
+  const server: Server = createServer((socket) => {
+    // Port probes connect and reset: that is expected, not an error of the test.
+    socket.on('error', () => undefined);
+    socket.end('kubemix test server\n');
+  });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const address = server.address();
   if (!address || typeof address === 'string') throw new Error('no port');
