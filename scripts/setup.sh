@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Installs what kubemix's lab, tests and demo need on a fresh Debian 12 machine, then builds.
 # Debian packages: OpenSSH (the lab's real sshd hosts), iproute2 (network namespaces), sudo
-# (become), python3-winrm (an independent WinRM client that proves our WinRM test server).
+# (become), procps + util-linux (lab process and namespace tools), python3-winrm (an independent
+# WinRM client that proves our WinRM test server), openssl (the test server's throwaway TLS certificate).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-APT_PACKAGES=(openssh-server openssh-client iproute2 sudo python3-winrm python3-requests-ntlm openssl)
+APT_PACKAGES=(openssh-server openssh-client iproute2 sudo procps util-linux python3-winrm python3-requests-ntlm openssl)
 
 missing=()
 for pkg in "${APT_PACKAGES[@]}"; do
