@@ -20,8 +20,10 @@ if [ "${#missing[@]}" -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
+# `npm install` with the committed lock, not `npm ci`: the registry these machines reach has no
+# builds of biome's other-platform binaries, so the lock cannot list them and `npm ci` refuses it.
 if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-  npm ci --no-audit --no-fund
+  npm install --no-audit --no-fund
 fi
 npm run build --silent
 echo "setup: done"
