@@ -15,8 +15,7 @@ const STRING_METHODS: Record<string, (self: string, ...args: any[]) => unknown> 
   rstrip: (s) => s.trimEnd(),
   lower: (s) => s.toLowerCase(),
   upper: (s) => s.toUpperCase(),
-  split: (s, sep?: string) =>
-    sep === undefined || sep === null ? s.trim().split(/\s+/).filter(Boolean) : s.split(sep),
+  split: pythonSplit,
   splitlines: (s) => s.split(/\r?\n/).filter((line, i, all) => i < all.length - 1 || line !== ''),
   replace: (s, from: string, to: string) => s.replaceAll(from, to),
   find: (s, sub: string) => s.indexOf(sub),
@@ -27,6 +26,25 @@ const STRING_METHODS: Record<string, (self: string, ...args: any[]) => unknown> 
     return s.replace(/\{(\d*)\}/g, (_m, n: string) => String(args[n === '' ? i++ : Number(n)] ?? ''));
   },
 };
+
+/** Python's str.split: maxsplit keeps the rest whole ('a=b=c'.split('=', 1) is ['a', 'b=c']). */
+function pythonSplit(s: string, sep?: string | null, maxsplit = -1): string[] {
+  if (sep !== undefined && sep !== null) {
+    const words = s.split(sep);
+    return maxsplit < 0 || words.length <= maxsplit + 1 ? words : [...words.slice(0, maxsplit), words.slice(maxsplit).join(sep)];
+  }
+  if (maxsplit < 0) return s.trim().split(/\s+/).filter(Boolean);
+  // Runs of whitespace separate; the remainder after maxsplit splits is kept as written.
+  const parts: string[] = [];
+  let rest = s.replace(/^\s+/, '');
+  while (parts.length < maxsplit) {
+    const gap = /\s+/.exec(rest);
+    if (!gap) break;
+    parts.push(rest.slice(0, gap.index));
+    rest = rest.slice(gap.index + gap[0].length);
+  }
+  return rest === '' ? parts : [...parts, rest];
+}
 
 function escapeClass(chars: string): string {
   return chars.replace(/[\]\\^-]/g, '\\$&');

@@ -120,6 +120,9 @@ describe('evaluateExpression', () => {
   it('returns native values and supports Python string methods', () => {
     expect(evaluateExpression("text.startswith('Hello')", vars)).toBe(true);
     expect(evaluateExpression('text.split()', vars)).toEqual(['Hello', 'World']);
+    // Python's maxsplit keeps the rest whole, unlike JavaScript's limit.
+    expect(evaluateExpression("'--a=b=c'.split('=', 1)", vars)).toEqual(['--a', 'b=c']);
+    expect(evaluateExpression("'x y  z'.split(None, 1)", vars)).toEqual(['x', 'y  z']);
     expect(evaluateExpression('dict.keys() | list', vars)).toEqual(['a', 'nested']);
   });
 });
