@@ -145,6 +145,31 @@ describe('kubemix up / status on a local static cluster', () => {
     expect(readFileSync(join(clusterDir, 'lock'), 'utf8').trim()).toBe(String(process.pid));
   });
 
+  it('stops running steps on Ctrl-C, records state, releases the lock and exits 130', async () => {
+    const home = tempHome();
+    const run = runCli(['up', 'fixtures/cli/unreachable-static.yaml'], { home });
+    let seen = '';
+    await new Promise<void>((resolve) => {
+      run.stdout?.on('data', (chunk: Buffer) => {
+        seen += chunk.toString();
+        if (seen.includes('START wait-for-hosts')) resolve();
+      });
+    });
+    run.kill('SIGINT');
+    const result = await run;
+    expect(result.exitCode).toBe(130);
+    expect(result.stderr).toContain('interrupted');
+    const clusterDir = join(home, 'clusters', 'unreachable');
+    const state = JSON.parse(readFileSync(join(clusterDir, 'state.json'), 'utf8')) as {
+      tasks: Record<string, { status: string }>;
+      lastRun: { status: string };
+    };
+    expect(state.tasks['prepare-provider']?.status).toBe('done');
+    expect(state.tasks['wait-for-hosts']?.status).not.toBe('done');
+    expect(state.lastRun.status).toBe('interrupted');
+    expect(existsSync(join(clusterDir, 'lock'))).toBe(false);
+  });
+
   it('refuses down while an up holds the lock', async () => {
     const home = tempHome();
     const clusterDir = join(home, 'clusters', 'local-demo');
