@@ -5,6 +5,7 @@ import { writeLabSpec } from '../../fixtures/cluster-lab/lab-spec.js';
 import { type MixedClusterLab, startMixedClusterLab } from '../../fixtures/cluster-lab/mixed-lab.js';
 import { readFlannelNetConf } from '../../src/manifests/index.js';
 import type { InventoryHost } from '../../src/types/inventory.js';
+import { loadVersions } from '../../src/versions/versions.js';
 import { kubemix, tempClusterDir } from './helpers.js';
 
 // `kubemix up` end to end on a mixed lab: real sshd Linux hosts with the Kubernetes stand-ins
@@ -212,11 +213,16 @@ describe('a mixed Linux + Windows cluster from one command', () => {
     await writeFile(lab.failuresFile, JSON.stringify({ 'Install-Containerd.ps1@win-03': 1 }));
     const failed = await kubemix(['up', specPath, '--cluster-dir', clusterDir]);
     expect(failed.exitCode).toBe(1);
-    const said = `${failed.stdout}\n${failed.stderr}`;
-    expect(said).toMatch(/prepare-windows/);
-    expect(said).toMatch(/win-03/);
-    expect(said).toContain('Install-Containerd.ps1 -ContainerDVersion');
-    expect(said).toContain('failure injected by the kubemix lab');
+    // One clear account: task, host, step, the command that ran, its exit code and its words.
+    expect(failed.stderr).toContain('FAILED prepare-windows on win-03: Install containerd');
+    expect(failed.stderr).toContain(
+      `ran: & C:/k/Install-Containerd.ps1 -ContainerDVersion ${loadVersions()['containerd']} -skipHypervisorSupportCheck -CNIBinPath 'c:/opt/cni/bin' -CNIConfigPath 'c:/etc/cni/net.d'`,
+    );
+    expect(failed.stderr).toContain('exit code: 1');
+    expect(failed.stderr).toContain(
+      'Install-Containerd.ps1 : failure injected by the kubemix lab: Install-Containerd.ps1@win-03 fails on win-03',
+    );
+    expect(failed.stdout).toContain('SKIP  join-windows-workers (dependency-failed)');
     // Windows preparation overlaps the control plane: the Linux side finished in the same run.
     expect(doneIn(failed.stdout)).toEqual(expect.arrayContaining(['init-control-plane', 'install-flannel']));
     expect(doneIn(failed.stdout)).not.toContain('prepare-windows');
