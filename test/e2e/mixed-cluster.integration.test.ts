@@ -109,6 +109,7 @@ describe('a mixed Linux + Windows cluster from one command', () => {
     expect(winHost.bootCount).toBe(2);
     expect(winHost.feature('Containers')?.state).toBe('Installed');
     expect(lab.windows.errors).toEqual([]);
+    expect(winHost.hookErrors).toEqual([]);
 
     const nodes = await lab.linux.cluster.nodes();
     expect(nodes.map((n) => [n.metadata.name, n.metadata.labels?.['kubernetes.io/os'], ready(n)])).toEqual([
