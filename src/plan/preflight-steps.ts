@@ -8,6 +8,9 @@ function shellPath(path: string): string {
   return path.startsWith('~/') ? `"$HOME"/${shellQuote(path.slice(2))}` : shellQuote(path);
 }
 
+/** A check changes nothing: report it as ok, not changed (Ansible's changed_when: false). */
+const CHECK_ONLY = { changedWhen: false } as const;
+
 /** Every secret reference the hosts use, once each. */
 function secretRefs(hosts: InventoryHost[]): SecretRef[] {
   const seen = new Map<string, SecretRef>();
@@ -38,6 +41,7 @@ export function credentialPreflightSteps(hosts: InventoryHost[]): PlanStep[] {
       : {
           name: `file ${ref.file} is readable`,
           module: 'shell',
+          keywords: CHECK_ONLY,
           args: { cmd: `test -r ${shellPath(ref.file)} || { echo "cannot read ${ref.file}" >&2; exit 1; }` },
         },
   );

@@ -61,8 +61,14 @@ export function taskForPlanStep(step: PlanStep): Task {
     } = taskFromPlanStep(step);
     return task;
   }
+  // Steps built in code may carry only the keywords they need (e.g. changed_when): fill the rest.
   const task: Task = {
-    ...(step.keywords as unknown as Omit<Task, 'name' | 'module' | 'args'>),
+    loopVar: 'item',
+    notify: [],
+    listen: [],
+    tags: [],
+    vars: {},
+    ...(step.keywords as unknown as Partial<Task>),
     name: step.name,
     module: step.module,
     args: step.args,
