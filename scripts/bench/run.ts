@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { measureCopyThroughput, measureRoundTrips } from '../../fixtures/winrm-server/bench-helpers.js';
 import { startLab } from '../lab/lab.js';
+import { clusterMakespan } from './cluster-makespan.js';
 import { kubemixRunBench } from './kubemix-run-bench.js';
 import { ansibleBench, execChannelFloor, persistentShellFloor } from './ssh-floors.js';
 
@@ -138,9 +139,27 @@ async function winrm(): Promise<void> {
   results['winrm'] = { roundTrips: ntlm, roundTripsWithStdin: withStdin, copy };
 }
 
+async function makespan(): Promise<void> {
+  // 1/100 of real time: a 60 s kubeadm init takes 600 ms.
+  const result = await clusterMakespan({ scale: 0.01 });
+  log(
+    '== kubemix up, mixed cluster (1 controller, 1 Linux, 1 Windows) on the lab, realistic durations x 0.01',
+  );
+  log(`  makespan                       ${fmt(result.makespanMs).padStart(9)}`);
+  log(
+    `  critical path                  ${fmt(result.criticalPath.durationMs).padStart(9)}  (${result.criticalPath.tasks.join(' > ')})`,
+  );
+  log(`  tasks one after another        ${fmt(result.sumOfTasksMs).padStart(9)}`);
+  log(
+    `  makespan is ${result.ratioToCriticalPath.toFixed(3)}x the critical path (target <= 1.05), ${result.ratioToSum.toFixed(2)}x the sequential sum`,
+  );
+  results['makespan'] = result;
+}
+
 if (wanted('ssh')) await sshComparison();
 if (wanted('many')) await manyHosts();
 if (wanted('winrm')) await winrm();
+if (wanted('makespan')) await makespan();
 
 const outDir = fileURLToPath(new URL('../../../bench-results', import.meta.url));
 mkdirSync(outDir, { recursive: true });
