@@ -120,6 +120,7 @@ async function runAttempt(ctx: StepRunContext, step: PlanStep, attempt: number):
   const limit = new AbortController();
   const timer = step.timeoutMs === undefined ? undefined : setTimeout(() => limit.abort(), step.timeoutMs);
   const signal = AbortSignal.any([ctx.signal, limit.signal]);
+  const attemptStarted = performance.now();
   const output = lineBuffer((stream, data) =>
     ctx.emit({
       type: 'step-output',
@@ -146,6 +147,9 @@ async function runAttempt(ctx: StepRunContext, step: PlanStep, attempt: number):
     });
     output.flush();
     let result = decisiveResult(outcome) ?? summaryResult(ctx, step, outcome);
+    // Events show how long the step took: a module that waits between commands (reboot,
+    // wait_for) takes longer than its last command.
+    result = { ...result, durationMs: Math.max(result.durationMs, Math.round(performance.now() - attemptStarted)) };
     if (ctx.signal.aborted) return { kind: 'interrupted', result };
     if (limit.signal.aborted && outcome.failed && !result.timedOut) {
       result = {
