@@ -239,6 +239,8 @@ export function buildPlan({
         windows_version: h.windowsVersion ?? '2022',
         taint: spec.nodes.workers.find((g) => g.name === h.group)?.taint ?? false,
       })),
+      // Offline mode (spec `artifacts.dir`): the playbooks' `artifacts_dir is defined` branches.
+      ...(spec.artifacts ? { artifacts_dir: spec.artifacts.dir } : {}),
       ...spec.vars,
     },
   };

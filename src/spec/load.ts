@@ -86,8 +86,12 @@ export async function loadSpec(argument: string, options: LoadSpecOptions = {}):
 
 /** Paths written in a spec file are relative to the file, like kubeconfig paths in kubectl. */
 function resolveSpecPaths(spec: ClusterSpec, dir: string): ClusterSpec {
-  if (spec.provider.type !== 'static' || !spec.provider.knownHosts) return spec;
-  const path = spec.provider.knownHosts;
-  const absolute = path.startsWith('~/') ? join(homedir(), path.slice(2)) : resolve(dir, path);
-  return { ...spec, provider: { ...spec.provider, knownHosts: absolute } };
+  const absolute = (path: string) =>
+    path.startsWith('~/') ? join(homedir(), path.slice(2)) : resolve(dir, path);
+  const withArtifacts = spec.artifacts ? { ...spec, artifacts: { dir: absolute(spec.artifacts.dir) } } : spec;
+  if (withArtifacts.provider.type !== 'static' || !withArtifacts.provider.knownHosts) return withArtifacts;
+  return {
+    ...withArtifacts,
+    provider: { ...withArtifacts.provider, knownHosts: absolute(withArtifacts.provider.knownHosts) },
+  };
 }

@@ -223,6 +223,17 @@ const clusterSpecObject = z
       .record(z.string(), z.string())
       .optional()
       .describe('Overrides of playbooks/versions.yaml entries.'),
+    artifacts: z
+      .strictObject({
+        dir: z
+          .string()
+          .min(1)
+          .describe(
+            'Directory made by `kubemix artifacts` (relative to the spec file); nodes install from it.',
+          ),
+      })
+      .optional()
+      .describe('Offline mode: every download comes from this local directory instead of the internet.'),
     vars: z
       .record(z.string(), z.unknown())
       .optional()

@@ -1,0 +1,200 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { parse } from 'yaml';
+import { z } from 'zod';
+import { SpecError } from '../errors/index.js';
+import { renderString } from '../template/index.js';
+
+/** What an artifact is, which decides how the nodes use it. */
+export type ArtifactKind = 'deb' | 'file' | 'script' | 'image';
+/** The OS of the nodes that need an artifact. */
+export type ArtifactOs = 'linux' | 'windows';
+
+const entrySchema = z
+  .strictObject({
+    name: z.string().regex(/^[a-z0-9][-a-z0-9]*$/, 'must be a lower-case name (a-z, 0-9, "-")'),
+    os: z.enum(['linux', 'windows']),
+    kind: z.enum(['deb', 'file', 'script', 'image']),
+    file: z.string().min(1),
+    url: z.string().min(1).optional(),
+    image: z.string().min(1).optional(),
+    sha256: z.string().optional(),
+  })
+  .refine(
+    (e) => (e.kind === 'image') === (e.image !== undefined) && (e.kind === 'image') !== (e.url !== undefined),
+    {
+      message: 'an image entry has `image` and no `url`; any other entry has `url` and no `image`',
+    },
+  );
+
+const fileSchema = z.strictObject({
+  defaults: z.record(z.string(), z.string()).default({}),
+  'kubeadm-images': z.record(
+    z.string().regex(/^\d+\.\d+$/, 'keys are minor versions such as "1.31"'),
+    z.strictObject({ etcd: z.string().min(1), coredns: z.string().min(1), pause: z.string().min(1) }),
+  ),
+  artifacts: z.array(entrySchema).min(1),
+});
+
+/** playbooks/artifacts.yaml, parsed (templates not rendered yet). */
+export type ArtifactsFile = z.output<typeof fileSchema>;
+/** One entry of the list, as written. */
+export type ArtifactEntry = ArtifactsFile['artifacts'][number];
+
+/** One artifact for a given cluster: every template rendered. */
+export interface Artifact {
+  name: string;
+  os: ArtifactOs;
+  kind: ArtifactKind;
+  /** File name in the artifacts directory. */
+  file: string;
+  /** Upstream download URL (not for images). */
+  url?: string;
+  /** Container image reference (images only). */
+  image?: string;
+  /** Expected SHA-256 (lower-case hex) when artifacts.yaml pins one. */
+  sha256?: string;
+}
+
+/** Path of the artifacts list shipped in the package (from src/ under vitest and from dist/src/). */
+export function artifactsFilePath(): string {
+  const here = fileURLToPath(new URL('.', import.meta.url));
+  const depth = here.includes('/dist/src/') ? '../../../' : '../../';
+  return fileURLToPath(new URL(`${depth}playbooks/artifacts.yaml`, import.meta.url));
+}
+
+/**
+ * Parses the artifacts list. Pure.
+ *
+ * @throws SpecError naming the file and the field of every problem
+ */
+export function parseArtifactsFile(text: string, file = 'playbooks/artifacts.yaml'): ArtifactsFile {
+  let raw: unknown;
+  try {
+    raw = parse(text);
+  } catch (error) {
+    throw new SpecError([
+      { file, path: '', message: `not valid YAML: ${(error as Error).message.split('\n')[0]}` },
+    ]);
+  }
+  const parsed = fileSchema.safeParse(raw);
+  if (!parsed.success)
+    throw new SpecError(
+      parsed.error.issues.map((issue) => ({
+        file,
+        path: issue.path.map(String).join('.'),
+        message: issue.message,
+      })),
+    );
+  const seen = new Map<string, number>();
+  const issues = [];
+  for (const [i, entry] of parsed.data.artifacts.entries()) {
+    const previous = seen.get(entry.name);
+    if (previous !== undefined)
+      issues.push({
+        file,
+        path: `artifacts.${i}.name`,
+        message: `"${entry.name}" is already entry ${previous}`,
+      });
+    seen.set(entry.name, i);
+  }
+  if (issues.length > 0) throw new SpecError(issues);
+  return parsed.data;
+}
+
+/** Reads and parses playbooks/artifacts.yaml (or another list). */
+export function loadArtifactsFile(path = artifactsFilePath()): ArtifactsFile {
+  return parseArtifactsFile(readFileSync(path, 'utf8'), path);
+}
+
+const SHA256 = /^[0-9a-f]{64}$/;
+
+/**
+ * The artifacts one cluster needs, every template rendered with the plan's vars (`versions`,
+ * `images`, `kubernetes_version`, `windows_servercore_tag`, `windows_nodes`, ...) plus
+ * `kubernetes_minor_version` and `kubeadm_images` (the list's table for that minor). Windows
+ * entries only when the plan has Windows nodes. Pure.
+ *
+ * @throws SpecError naming the list file and entry (e.g. no kubeadm images for the minor version,
+ *   a template that does not render, two entries with one file name)
+ */
+export function renderArtifacts(
+  list: ArtifactsFile,
+  planVars: Readonly<Record<string, unknown>>,
+  file = 'playbooks/artifacts.yaml',
+): Artifact[] {
+  const kubernetesVersion = String(planVars['kubernetes_version'] ?? '').replace(/^v/, '');
+  const minor = /^(\d+\.\d+)\./.exec(kubernetesVersion)?.[1];
+  if (minor === undefined)
+    throw new SpecError([
+      {
+        file,
+        path: '',
+        message: `kubernetes_version "${kubernetesVersion}" is not a version such as 1.31.2`,
+      },
+    ]);
+  const kubeadmImages = list['kubeadm-images'][minor];
+  if (!kubeadmImages)
+    throw new SpecError([
+      {
+        file,
+        path: `kubeadm-images."${minor}"`,
+        message: `no kubeadm image versions for Kubernetes ${minor} (add what \`kubeadm config images list --kubernetes-version v${kubernetesVersion}\` prints)`,
+      },
+    ]);
+  const vars: Record<string, unknown> = {
+    ...planVars,
+    versions: { ...list.defaults, ...((planVars['versions'] as Record<string, string> | undefined) ?? {}) },
+    kubernetes_version: kubernetesVersion,
+    kubernetes_minor_version: minor,
+    kubeadm_images: kubeadmImages,
+  };
+  const windowsNodes = planVars['windows_nodes'];
+  const hasWindows = Array.isArray(windowsNodes) && windowsNodes.length > 0;
+  const out: Artifact[] = [];
+  const files = new Map<string, string>();
+  const issues = [];
+  for (const [i, entry] of list.artifacts.entries()) {
+    if (entry.os === 'windows' && !hasWindows) continue;
+    const render = (field: 'file' | 'url' | 'image' | 'sha256'): string | undefined => {
+      const source = entry[field];
+      if (source === undefined) return undefined;
+      try {
+        return renderString(source, vars).trim();
+      } catch (error) {
+        issues.push({ file, path: `artifacts.${i}.${field}`, message: (error as Error).message });
+        return undefined;
+      }
+    };
+    const name = entry.name;
+    const fileName = render('file') ?? '';
+    if (fileName !== '' && (fileName.includes('/') || fileName.includes('\\') || fileName.startsWith('.')))
+      issues.push({ file, path: `artifacts.${i}.file`, message: `"${fileName}" must be a plain file name` });
+    const other = files.get(fileName);
+    if (other !== undefined)
+      issues.push({
+        file,
+        path: `artifacts.${i}.file`,
+        message: `"${fileName}" is also the file of ${other}`,
+      });
+    files.set(fileName, name);
+    const artifact: Artifact = { name, os: entry.os, kind: entry.kind, file: fileName };
+    const url = render('url');
+    if (url !== undefined) artifact.url = url;
+    const image = render('image');
+    if (image !== undefined) artifact.image = image;
+    const sha256 = render('sha256')?.toLowerCase();
+    if (sha256) {
+      if (!SHA256.test(sha256))
+        issues.push({
+          file,
+          path: `artifacts.${i}.sha256`,
+          message: 'must be 64 hex digits (or render empty)',
+        });
+      artifact.sha256 = sha256;
+    }
+    out.push(artifact);
+  }
+  if (issues.length > 0) throw new SpecError(issues);
+  return out;
+}

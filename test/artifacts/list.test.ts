@@ -1,0 +1,229 @@
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import {
+  type Artifact,
+  loadArtifactsFile,
+  parseArtifactsFile,
+  renderArtifacts,
+} from '../../src/artifacts/index.js';
+import { SpecError } from '../../src/errors/index.js';
+import { buildPlan } from '../../src/plan/index.js';
+import { loadSpec } from '../../src/spec/index.js';
+import { type ClusterSpecInput, clusterSpecSchema } from '../../src/spec/schema.js';
+import { loadVersions } from '../../src/versions/versions.js';
+
+const list = loadArtifactsFile();
+
+function spec(input: {
+  windows?: number;
+  windowsVersion?: '2019' | '2022';
+  versions?: Record<string, string>;
+}) {
+  const windows = input.windows ?? 1;
+  const raw: ClusterSpecInput = {
+    name: 'lab',
+    provider: {
+      type: 'static',
+      hosts: [
+        { name: 'cp1', address: '10.0.0.11', group: 'control-plane' },
+        ...Array.from({ length: windows }, (_, i) => ({
+          name: `win${i + 1}`,
+          address: `10.0.0.${20 + i}`,
+          group: 'windows',
+        })),
+      ],
+    },
+    nodes: {
+      controlPlane: { count: 1 },
+      workers:
+        windows > 0
+          ? [
+              {
+                name: 'windows',
+                os: 'windows',
+                count: windows,
+                windowsVersion: input.windowsVersion ?? '2022',
+              },
+            ]
+          : [],
+    },
+    ...(input.versions ? { versions: input.versions } : {}),
+  };
+  return clusterSpecSchema.parse(raw);
+}
+
+function render(input: Parameters<typeof spec>[0] = {}): {
+  artifacts: Artifact[];
+  vars: Record<string, unknown>;
+} {
+  const s = spec(input);
+  const plan = buildPlan({ spec: s, versions: loadVersions(s.versions ?? {}) });
+  return { artifacts: renderArtifacts(list, plan.vars), vars: plan.vars };
+}
+
+const byName = (artifacts: Artifact[], name: string) => {
+  const found = artifacts.find((a) => a.name === name);
+  if (!found) throw new Error(`no artifact ${name}`);
+  return found;
+};
+
+describe('playbooks/artifacts.yaml rendered for a spec', () => {
+  it('pins the Linux packages to the cluster version from versions.yaml', () => {
+    const { artifacts } = render();
+    const version = loadVersions()['kubernetes']!;
+    const minor = version.split('.').slice(0, 2).join('.');
+    expect(byName(artifacts, 'kubelet')).toEqual({
+      name: 'kubelet',
+      os: 'linux',
+      kind: 'deb',
+      file: `kubelet_${version}-1.1_amd64.deb`,
+      url: `https://pkgs.k8s.io/core:/stable:/v${minor}/deb/amd64/kubelet_${version}-1.1_amd64.deb`,
+    });
+    expect(byName(artifacts, 'kubeadm').file).toBe(`kubeadm_${version}-1.1_amd64.deb`);
+    expect(byName(artifacts, 'kubectl').file).toBe(`kubectl_${version}-1.1_amd64.deb`);
+    // Debian's containerd and runc carry digests from Debian's signed Packages index.
+    expect(byName(artifacts, 'containerd').sha256).toMatch(/^[0-9a-f]{64}$/);
+    expect(byName(artifacts, 'runc').sha256).toMatch(/^[0-9a-f]{64}$/);
+    expect(byName(artifacts, 'kubelet').sha256).toBeUndefined();
+  });
+
+  it('lists exactly the images the rendered manifests reference, and kubeadm images for the minor', () => {
+    const { artifacts, vars } = render();
+    const images = vars['images'] as Record<string, string>;
+    const version = vars['kubernetes_version'] as string;
+    expect(byName(artifacts, 'flannel').image).toBe(images['flannel']);
+    expect(byName(artifacts, 'flannel-cni-plugin').image).toBe(images['flannel_cni_plugin']);
+    expect(byName(artifacts, 'windows-flannel').image).toBe(images['windows_flannel']);
+    expect(byName(artifacts, 'windows-kube-proxy').image).toBe(images['windows_kube_proxy']);
+    expect(byName(artifacts, 'servercore').image).toBe(
+      `mcr.microsoft.com/windows/servercore:${vars['windows_servercore_tag']}`,
+    );
+    expect(byName(artifacts, 'kube-apiserver').image).toBe(`registry.k8s.io/kube-apiserver:v${version}`);
+    expect(byName(artifacts, 'etcd').image).toBe('registry.k8s.io/etcd:3.5.15-0');
+    for (const a of artifacts.filter((x) => x.kind === 'image')) {
+      expect(a.url).toBeUndefined();
+      expect(a.file).toMatch(/\.tar$/);
+    }
+  });
+
+  it('names the Windows downloads after the last segment of their URL (the offline script shim looks them up so)', () => {
+    const { artifacts } = render();
+    const windows = artifacts.filter((a) => a.os === 'windows' && a.kind !== 'image');
+    expect(windows.map((a) => a.name).sort()).toEqual([
+      'containerd-windows',
+      'install-containerd-script',
+      'kubeadm-windows',
+      'kubelet-windows',
+      'nssm',
+      'prepare-node-script',
+    ]);
+    for (const a of windows) expect(a.file).toBe(new URL(a.url!).pathname.split('/').pop());
+    const versions = loadVersions();
+    expect(byName(artifacts, 'install-containerd-script').url).toContain(
+      versions['install-containerd-script'],
+    );
+    expect(byName(artifacts, 'containerd-windows').file).toBe(
+      `containerd-${versions['containerd']}-windows-amd64.tar.gz`,
+    );
+  });
+
+  it('follows the spec: versions overrides, Windows Server version, no Windows entries without Windows nodes', () => {
+    const { artifacts } = render({
+      windowsVersion: '2019',
+      versions: { containerd: '1.7.99', flannel: 'v0.26.0', 'debian-containerd': '1.6.24~ds1-1' },
+    });
+    expect(byName(artifacts, 'containerd-windows').url).toContain(
+      '/v1.7.99/containerd-1.7.99-windows-amd64.tar.gz',
+    );
+    expect(byName(artifacts, 'flannel').image).toBe('docker.io/flannel/flannel:v0.26.0');
+    expect(byName(artifacts, 'servercore').image).toBe('mcr.microsoft.com/windows/servercore:ltsc2019');
+    // An overridden Debian version no longer matches the pinned digest: none is claimed.
+    expect(byName(artifacts, 'containerd').sha256).toBeUndefined();
+    const linuxOnly = render({ windows: 0 }).artifacts;
+    expect(linuxOnly.some((a) => a.os === 'windows')).toBe(false);
+    expect(linuxOnly.map((a) => a.name)).toContain('kubelet');
+  });
+
+  it('gives every artifact its own plain file name', () => {
+    const { artifacts } = render();
+    expect(new Set(artifacts.map((a) => a.file)).size).toBe(artifacts.length);
+    for (const a of artifacts) expect(a.file).not.toMatch(/[/\\]/);
+  });
+
+  it('names the missing kubeadm image table for a Kubernetes minor it does not know', () => {
+    const s = spec({ windows: 0 });
+    const plan = buildPlan({ spec: { ...s, kubernetes: { version: '1.40.1' } }, versions: loadVersions() });
+    expect(() => renderArtifacts(list, plan.vars)).toThrowError(SpecError);
+    expect(() => renderArtifacts(list, plan.vars)).toThrowError(
+      /kubeadm-images\."1\.40": no kubeadm image versions/,
+    );
+  });
+});
+
+describe('parseArtifactsFile', () => {
+  it('rejects bad entries naming the file and the field', () => {
+    const text = `kubeadm-images: { "1.31": { etcd: a, coredns: b, pause: c } }
+artifacts:
+  - { name: a, os: linux, kind: deb, file: a.deb }
+  - { name: a, os: solaris, kind: image, image: x, file: x.tar }
+`;
+    let error: SpecError | undefined;
+    try {
+      parseArtifactsFile(text, 'my-artifacts.yaml');
+    } catch (e) {
+      error = e as SpecError;
+    }
+    expect(error).toBeInstanceOf(SpecError);
+    expect(error!.exitCode).toBe(2);
+    expect(error!.message).toContain('my-artifacts.yaml: artifacts.1.os');
+    expect(error!.message).toContain(
+      'my-artifacts.yaml: artifacts.0: an image entry has `image` and no `url`',
+    );
+  });
+
+  it('rejects two entries with one name', () => {
+    const text = `kubeadm-images: {}
+artifacts:
+  - { name: a, os: linux, kind: deb, file: a.deb, url: "http://x/a.deb" }
+  - { name: a, os: linux, kind: deb, file: b.deb, url: "http://x/b.deb" }
+`;
+    expect(() => parseArtifactsFile(text, 'l.yaml')).toThrowError(
+      'l.yaml: artifacts.1.name: "a" is already entry 0',
+    );
+  });
+
+  it('rejects a rendered file name with a path in it', () => {
+    const text = `kubeadm-images: { "1.31": { etcd: a, coredns: b, pause: c } }
+artifacts:
+  - { name: a, os: linux, kind: deb, file: "../{{ kubernetes_version }}.deb", url: "http://x/a.deb" }
+`;
+    expect(() =>
+      renderArtifacts(parseArtifactsFile(text, 'l.yaml'), { kubernetes_version: '1.31.2' }, 'l.yaml'),
+    ).toThrowError('l.yaml: artifacts.0.file: "../1.31.2.deb" must be a plain file name');
+  });
+});
+
+describe('spec artifacts.dir', () => {
+  it('is resolved against the spec file and reaches the playbooks as artifacts_dir', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'kmx-artifacts-spec-'));
+    const path = join(dir, 'lab.yaml');
+    await writeFile(
+      path,
+      `name: lab
+provider:
+  type: static
+  hosts: [{ name: cp1, address: 10.0.0.11, group: control-plane }]
+artifacts:
+  dir: offline/files
+`,
+    );
+    const { spec: loaded } = await loadSpec(path);
+    expect(loaded.artifacts).toEqual({ dir: join(dir, 'offline/files') });
+    const plan = buildPlan({ spec: loaded, versions: loadVersions() });
+    expect(plan.vars['artifacts_dir']).toBe(join(dir, 'offline/files'));
+    const online = buildPlan({ spec: { ...loaded, artifacts: undefined }, versions: loadVersions() });
+    expect('artifacts_dir' in online.vars).toBe(false);
+  });
+});
