@@ -1,7 +1,7 @@
 import type { Module, ModuleAction, ModuleContext, ModuleOutcome } from '../modules/types.js';
 import type { Transport } from '../transport/types.js';
 import type { CommandResult } from '../types/command-result.js';
-import { failedResult } from '../types/command-result.js';
+import { failedResult, succeededResult } from '../types/command-result.js';
 
 /** Options for driving one module on one host. */
 export interface RunModuleOptions {
@@ -76,15 +76,7 @@ async function perform(action: ModuleAction, options: RunModuleOptions): Promise
     case 'sleep': {
       const started = Date.now();
       await sleep(action.ms, signal);
-      return {
-        command: `sleep ${action.ms}ms`,
-        exitCode: 0,
-        stdout: '',
-        stderr: '',
-        durationMs: Date.now() - started,
-        failed: false,
-        timedOut: false,
-      };
+      return succeededResult(`sleep ${action.ms}ms`, Date.now() - started);
     }
     case 'reconnect':
       return reconnect(action, transport, signal);
@@ -106,16 +98,7 @@ async function reconnect(
   while (Date.now() - started < action.timeoutMs && !signal?.aborted) {
     try {
       await transport.connect();
-      return {
-        command,
-        exitCode: 0,
-        stdout: '',
-        stderr: '',
-        durationMs: Date.now() - started,
-        failed: false,
-        timedOut: false,
-        host: transport.host,
-      };
+      return succeededResult(command, Date.now() - started, transport.host);
     } catch (error) {
       lastError = error instanceof Error ? error.message : String(error);
     }

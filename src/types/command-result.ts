@@ -33,3 +33,18 @@ export function failedResult(command: string, message: string, durationMs = 0, h
   if (host !== undefined) result.host = host;
   return result;
 }
+
+/** Builds the CommandResult of an operation that succeeded without output (a copy, a reconnect). */
+export function succeededResult(command: string, durationMs: number, host?: string): CommandResult {
+  const result: CommandResult = {
+    command,
+    exitCode: 0,
+    stdout: '',
+    stderr: '',
+    durationMs,
+    failed: false,
+    timedOut: false,
+  };
+  if (host !== undefined) result.host = host;
+  return result;
+}

@@ -2,7 +2,7 @@ import { chmod, copyFile, mkdir, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { execa } from 'execa';
 import type { CommandResult } from '../../types/command-result.js';
-import { failedResult } from '../../types/command-result.js';
+import { failedResult, succeededResult } from '../../types/command-result.js';
 import type { ExecRequest, GetRequest, PutRequest, Transport } from '../types.js';
 
 /** Runs commands as local processes (`/bin/sh -c`), for localhost tasks and tests. */
@@ -86,16 +86,7 @@ export class LocalTransport implements Transport {
           request.mode === undefined ? {} : { mode: request.mode },
         );
       if (request.mode !== undefined) await chmod(request.remotePath, request.mode);
-      return {
-        command,
-        exitCode: 0,
-        stdout: '',
-        stderr: '',
-        durationMs: Date.now() - started,
-        failed: false,
-        timedOut: false,
-        host: this.host,
-      };
+      return succeededResult(command, Date.now() - started, this.host);
     } catch (error) {
       return failedResult(command, (error as Error).message, Date.now() - started, this.host);
     }
@@ -107,16 +98,7 @@ export class LocalTransport implements Transport {
     try {
       await mkdir(dirname(request.localPath), { recursive: true });
       await copyFile(request.remotePath, request.localPath);
-      return {
-        command,
-        exitCode: 0,
-        stdout: '',
-        stderr: '',
-        durationMs: Date.now() - started,
-        failed: false,
-        timedOut: false,
-        host: this.host,
-      };
+      return succeededResult(command, Date.now() - started, this.host);
     } catch (error) {
       return failedResult(command, (error as Error).message, Date.now() - started, this.host);
     }

@@ -2,7 +2,7 @@ import { constants } from 'node:os';
 import type { Client, ClientChannel, PseudoTtyOptions } from 'ssh2';
 import { ConnectionError } from '../../errors/index.js';
 import type { CommandResult } from '../../types/command-result.js';
-import { failedResult } from '../../types/command-result.js';
+import { failedResult, succeededResult } from '../../types/command-result.js';
 import type { ExecRequest, GetRequest, PutRequest, Transport } from '../types.js';
 import { openConnection, TransientConnectError } from './connect.js';
 import { ConnectionPool, type ShellLease } from './connection-pool.js';
@@ -415,16 +415,7 @@ export class SshTransport implements Transport {
         error instanceof ConnectionError ? error.message : `${this.host}: ${(error as Error).message}`;
     }
     if (problem) return failedResult(command, problem, Date.now() - started, this.host);
-    return {
-      command,
-      exitCode: 0,
-      stdout: '',
-      stderr: '',
-      durationMs: Date.now() - started,
-      failed: false,
-      timedOut: false,
-      host: this.host,
-    };
+    return succeededResult(command, Date.now() - started, this.host);
   }
 
   /** Closes shells and connections; a later connect() or exec() opens them again. */
