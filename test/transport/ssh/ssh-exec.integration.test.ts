@@ -173,9 +173,10 @@ describe('SshTransport exec on a long-lived shell', () => {
   });
 
   it('times out a become command and kills it', async () => {
-    const result = await t.exec({ command: 'sleep 30', become: { user: 'nobody' }, timeoutMs: 400 });
+    // A duration no other process uses: /proc may show the whole machine's processes.
+    const result = await t.exec({ command: 'sleep 31.7', become: { user: 'nobody' }, timeoutMs: 400 });
     expect(result.timedOut).toBe(true);
-    const left = await t.exec({ command: 'pgrep -u nobody -x sleep | wc -l' });
+    const left = await t.exec({ command: "pgrep -u nobody -f '^sleep 31.7$' | wc -l" });
     expect(left.stdout.trim()).toBe('0');
   });
 
