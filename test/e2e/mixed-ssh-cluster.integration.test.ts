@@ -110,8 +110,14 @@ describe('a mixed cluster with a Windows node over WinRM and one over SSH (Power
     // The SSH host was reached over SSH: its sshd logged the lab key's logins.
     const sshdLog = await readFile(join(lab.dir, 'windows-ssh', 'win-ssh-01', 'sshd.log'), 'utf8');
     expect(sshdLog).toMatch(/Accepted publickey for root/);
+    // ... and only over SSH: its WinRM twin saw no connection, while win-01's served the build.
+    expect(lab.windows.server('win-ssh-01').stats.connections).toBe(0);
+    expect(lab.windows.server('win-01').stats.connections).toBeGreaterThan(0);
 
-    const nodes = await lab.linux.cluster.nodes();
+    // By name: the two Windows joins run in parallel, so their order in the state varies.
+    const nodes = (await lab.linux.cluster.nodes()).sort((a, b) =>
+      a.metadata.name.localeCompare(b.metadata.name),
+    );
     expect(nodes.map((n) => [n.metadata.name, n.metadata.labels?.['kubernetes.io/os'], ready(n)])).toEqual([
       ['lab-01', 'linux', 'True'],
       ['win-01', 'windows', 'True'],
