@@ -1,0 +1,180 @@
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { dirname, join } from 'node:path';
+import { execa } from 'execa';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { parse, stringify } from 'yaml';
+import { type MixedClusterLab, startMixedClusterLab } from '../../fixtures/cluster-lab/mixed-lab.js';
+import type { HostState } from '../../fixtures/lab/standins/runtime.js';
+import { normalizeImageRef } from '../../fixtures/lab/standins/tools/image-archive.js';
+import { offlineHostInfo } from '../../fixtures/windows-sim/cluster-commands-offline.js';
+import { type Artifact, loadArtifactsFile, renderArtifacts } from '../../src/artifacts/index.js';
+import { loadClusterContext } from '../../src/cli/cluster-context.js';
+import { artifactsCommand } from '../../src/cli/commands/artifacts.js';
+import type { InventoryHost } from '../../src/types/inventory.js';
+import { fillArtifactsDir } from '../artifacts/offline-fixtures.js';
+import { kubemix, tempClusterDir } from './helpers.js';
+
+// Offline mode end to end: `kubemix artifacts` fills a directory from a loopback mirror, then
+// `kubemix up` of a mixed lab spec with `artifacts: { dir }` builds the cluster from it. Every
+// lab host plays an offline host: the Linux stand-ins record and fail every internet attempt
+// (curl to a host name, apt-get update, repository downloads), the simulated Windows host records
+// and fails win_get_url and the scripts' own downloads. The run must finish with none recorded.
+let lab: MixedClusterLab;
+let mirror: Server;
+let spec: string;
+let clusterDir: string;
+let list: Artifact[];
+
+const linuxHosts = () => lab.linux.hosts;
+
+/** A command on a Linux lab host over the lab's real sshd. */
+function ssh(host: InventoryHost, command: string) {
+  return execa(
+    'ssh',
+    [
+      '-i',
+      lab.linux.privateKeyPath,
+      '-o',
+      `UserKnownHostsFile=${lab.linux.knownHostsPath}`,
+      '-o',
+      'StrictHostKeyChecking=yes',
+      '-o',
+      'BatchMode=yes',
+      '-p',
+      String(host.port ?? 22),
+      `root@${host.address}`,
+      command,
+    ],
+    { reject: false },
+  );
+}
+
+const hostState = async (host: InventoryHost) =>
+  JSON.parse((await ssh(host, 'cat /var/lib/kubemix-lab/host.json')).stdout) as HostState;
+
+beforeAll(async () => {
+  lab = await startMixedClusterLab({
+    controllers: 1,
+    linuxWorkers: 1,
+    windowsWorkers: 1,
+    rebootDownMs: 300,
+    scale: 0,
+  });
+  for (const host of linuxHosts()) {
+    const r = await ssh(host, 'mkdir -p /var/lib/kubemix-lab && touch /var/lib/kubemix-lab/offline');
+    expect(r.exitCode, r.stderr).toBe(0);
+  }
+  for (const host of lab.windows.hosts) offlineHostInfo(lab.windows.host(host.name)).offline = true;
+
+  // The spec a user would write: the lab's, plus the artifacts directory (relative to the spec).
+  // Debian's containerd/runc versions move so the mirror's test packages need no pinned digest.
+  const doc = parse(await readFile(lab.specPath, 'utf8')) as Record<string, unknown>;
+  doc['artifacts'] = { dir: 'artifacts' };
+  // Lab hosts share this machine's /var/cache: the node copies go to a directory private to each host.
+  doc['vars'] = {
+    ...(doc['vars'] as Record<string, unknown>),
+    artifacts_node_dir: '/var/lib/kubemix-lab/artifacts',
+  };
+  doc['versions'] = { 'debian-containerd': '1.6.20~ds1-1+lab1', 'debian-runc': '1.1.5+ds1-1+lab1' };
+  spec = join(dirname(lab.specPath), 'offline-lab.yaml');
+  await writeFile(spec, stringify(doc));
+  clusterDir = join(await tempClusterDir(), 'cluster');
+
+  // A loopback mirror with every file (tiny real .debs, image archives, marked Windows files),
+  // served as <base>/<host>/<path> for the downloads; the image archives are placed by hand.
+  const context = await loadClusterContext(spec, {});
+  list = renderArtifacts(loadArtifactsFile(), context.upPlan().vars);
+  const source = await fillArtifactsDir(join(dirname(spec), 'mirror-files'), list);
+  const byPath = new Map(
+    list
+      .filter((a) => a.url)
+      .map((a) => [`/${new URL(a.url!).host}${decodeURIComponent(new URL(a.url!).pathname)}`, a]),
+  );
+  mirror = createServer(async (req, res) => {
+    const artifact = byPath.get(decodeURIComponent(req.url ?? ''));
+    if (!artifact) {
+      res.writeHead(404).end();
+      return;
+    }
+    res.writeHead(200).end(await readFile(join(source, artifact.file)));
+  });
+  await new Promise<void>((r) => mirror.listen(0, '127.0.0.1', r));
+  const artifactsDir = join(dirname(spec), 'artifacts');
+  await mkdir(artifactsDir, { recursive: true });
+  for (const a of list.filter((x) => x.kind === 'image'))
+    await writeFile(join(artifactsDir, a.file), await readFile(join(source, a.file)));
+  const quiet = vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
+  try {
+    const base = `http://127.0.0.1:${(mirror.address() as AddressInfo).port}`;
+    expect(await artifactsCommand([spec, '--dir', artifactsDir, '--url-base', base])).toBe(0);
+    expect(await artifactsCommand([spec, '--dir', artifactsDir, '--check'])).toBe(0);
+  } finally {
+    quiet.mockRestore();
+  }
+}, 300_000);
+
+afterAll(async () => {
+  if (clusterDir && lab && (await lab.linux.cluster.cluster()))
+    await kubemix(['down', spec, '--cluster-dir', clusterDir]);
+  await new Promise((r) => (mirror ? mirror.close(r) : r(undefined)));
+  await lab?.stop();
+});
+
+const doneIn = (stdout: string) => [...stdout.matchAll(/^DONE {2}(\S+)/gm)].map((m) => m[1]!);
+
+describe('kubemix up with artifacts.dir (offline)', () => {
+  it('builds the mixed cluster from the artifacts directory without any internet attempt', async () => {
+    const up = await kubemix(['up', spec, '--cluster-dir', clusterDir]);
+    expect(up.stderr, up.stdout.slice(-3000)).toBe('');
+    expect(up.exitCode).toBe(0);
+    expect(doneIn(up.stdout).sort()).toEqual(
+      [
+        'prepare-provider',
+        'wait-for-hosts',
+        'prepare-linux',
+        'init-control-plane',
+        'install-flannel',
+        'join-linux-workers',
+        'prepare-windows',
+        'join-windows-workers',
+        'install-windows-networking',
+        'verify',
+      ].sort(),
+    );
+    const version = list.find((a) => a.name === 'kubelet')!.file.split('_')[1]!;
+    const linuxImages = list.filter((a) => a.os === 'linux' && a.kind === 'image').map((a) => a.image!);
+    for (const host of linuxHosts()) {
+      const state = await hostState(host);
+      // Not one download: no curl to the internet, no apt-get update, no repository package.
+      expect(state.network ?? [], host.name).toEqual([]);
+      expect(state.packages).toMatchObject({ kubelet: version, kubeadm: version, kubectl: version });
+      expect(state.packages['containerd']).toBe('1.6.20~ds1-1+lab1');
+      // flannel's images (and kubeadm's) are on every Linux node before anything runs them.
+      expect(state.images).toEqual(linuxImages.map(normalizeImageRef).sort());
+      const repo = await ssh(
+        host,
+        'test -e /etc/apt/sources.list.d/kubernetes.list || test -e /etc/apt/keyrings/kubernetes-apt-keyring.gpg',
+      );
+      expect(repo.exitCode, `${host.name} has the Kubernetes repository configured`).toBe(1);
+    }
+    const win = offlineHostInfo(lab.windows.host('win-01'));
+    expect(win.network).toEqual([]);
+    expect(win.offlineCopies.map((c) => c.split(' <- ')[1])).toEqual([
+      expect.stringMatching(/^C:\\k\\offline\\containerd-[\d.]+-windows-amd64\.tar\.gz$/),
+      'C:\\k\\offline\\kubelet.exe',
+      'C:\\k\\offline\\kubeadm.exe',
+      'C:\\k\\offline\\nssm-2.24.zip',
+    ]);
+    expect(win.images).toEqual(
+      list
+        .filter((a) => a.os === 'windows' && a.kind === 'image')
+        // containerd names images fully (sigwindowstools/x -> docker.io/sigwindowstools/x), as the kubelet looks them up.
+        .map((a) => normalizeImageRef(a.image!))
+        .sort(),
+    );
+    expect(up.stdout).toMatch(/^outbound +ok /m);
+    expect(lab.windows.errors).toEqual([]);
+  }, 400_000);
+});
