@@ -31,6 +31,10 @@ const commands: Record<string, Command> = {
     load: async () => (await import('./commands/run.js')).runCommand,
     summary: 'run an Ansible-style playbook against an inventory',
   },
+  artifacts: {
+    load: async () => (await import('./commands/artifacts.js')).artifactsCommand,
+    summary: 'download every file the build needs into a directory (offline mode), or --check one',
+  },
   schema: {
     load: async () => (await import('./commands/schema.js')).schemaCommand,
     summary: 'print the JSON Schema of cluster specs',

@@ -62,7 +62,7 @@ describe('kubemix schema and help', () => {
     );
   });
 
-  it.each(['plan', 'up', 'down', 'status', 'schema', 'run', 'verify'])(
+  it.each(['plan', 'up', 'down', 'status', 'schema', 'run', 'verify', 'artifacts'])(
     'has --help for %s',
     async (command) => {
       const result = await runCli([command, '--help'], { home: tempHome() });
