@@ -117,7 +117,7 @@ describe('internet attempts', () => {
     expect((await hostState()).network).toEqual([
       'curl https://pkgs.k8s.io/core:/stable:/v1.31/deb/Release.key',
       'apt-get http://deb.debian.org/debian',
-      'apt-get http://deb.debian.org/debian containerd=1.6.20~ds1-1+b1',
+      'apt-get http://deb.debian.org/debian containerd=1.6.20~ds1-1+deb12u3',
     ]);
   });
 

@@ -33,7 +33,7 @@ async function fakeHost(stateDir: string, name: string, address: string, prepare
           kubeadm: v,
           kubelet: v,
           kubectl: v,
-          containerd: '1.6.20~ds1-1+b1',
+          containerd: '1.6.20~ds1-1+deb12u3',
           'cri-tools': '1.31.1-1.1',
         },
         held: [],
