@@ -149,7 +149,10 @@ async function runAttempt(ctx: StepRunContext, step: PlanStep, attempt: number):
     let result = decisiveResult(outcome) ?? summaryResult(ctx, step, outcome);
     // Events show how long the step took: a module that waits between commands (reboot,
     // wait_for) takes longer than its last command.
-    result = { ...result, durationMs: Math.max(result.durationMs, Math.round(performance.now() - attemptStarted)) };
+    result = {
+      ...result,
+      durationMs: Math.max(result.durationMs, Math.round(performance.now() - attemptStarted)),
+    };
     if (ctx.signal.aborted) return { kind: 'interrupted', result };
     if (limit.signal.aborted && outcome.failed && !result.timedOut) {
       result = {

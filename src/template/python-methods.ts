@@ -31,7 +31,9 @@ const STRING_METHODS: Record<string, (self: string, ...args: any[]) => unknown> 
 function pythonSplit(s: string, sep?: string | null, maxsplit = -1): string[] {
   if (sep !== undefined && sep !== null) {
     const words = s.split(sep);
-    return maxsplit < 0 || words.length <= maxsplit + 1 ? words : [...words.slice(0, maxsplit), words.slice(maxsplit).join(sep)];
+    return maxsplit < 0 || words.length <= maxsplit + 1
+      ? words
+      : [...words.slice(0, maxsplit), words.slice(maxsplit).join(sep)];
   }
   if (maxsplit < 0) return s.trim().split(/\s+/).filter(Boolean);
   // Runs of whitespace separate; the remainder after maxsplit splits is kept as written.

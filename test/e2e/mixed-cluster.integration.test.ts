@@ -112,7 +112,9 @@ describe('a mixed Linux + Windows cluster from one command', () => {
     expect(winHost.hookErrors).toEqual([]);
 
     // Join order depends on which branch finishes first (Windows prep overlaps the Linux side).
-    const nodes = (await lab.linux.cluster.nodes()).sort((a, b) => a.metadata.name.localeCompare(b.metadata.name));
+    const nodes = (await lab.linux.cluster.nodes()).sort((a, b) =>
+      a.metadata.name.localeCompare(b.metadata.name),
+    );
     expect(nodes.map((n) => [n.metadata.name, n.metadata.labels?.['kubernetes.io/os'], ready(n)])).toEqual([
       ['lab-01', 'linux', 'True'],
       ['lab-04', 'linux', 'True'],

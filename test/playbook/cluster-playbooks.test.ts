@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { loadClusterPlaybooks } from '../../src/playbook/index.js';
 import { buildPlan } from '../../src/plan/index.js';
+import { loadClusterPlaybooks } from '../../src/playbook/index.js';
 import { clusterSpecSchema } from '../../src/spec/schema.js';
 import { loadVersions } from '../../src/versions/versions.js';
 
