@@ -1,4 +1,5 @@
 import { optionalNumber, optionalString, type RawArgs, rejectUnknown } from '../args.js';
+import { awaitNewBoot } from '../await-new-boot.js';
 import { sq } from '../shell.js';
 import type { Module, ModuleOutcome } from '../types.js';
 
@@ -66,36 +67,28 @@ export const rebootModule: Module<RebootArgs> = {
         failed: true,
         msg: `reboot: could not schedule the reboot: ${started.stderr.trim()}`,
       };
-    const limitMs = args.rebootTimeout * 1000;
-    let elapsedMs = 0;
-    let initialDelayMs = Math.max(2000, args.preRebootDelay * 1000 + 1000);
-    for (;;) {
-      const back = yield {
-        kind: 'reconnect',
-        timeoutMs: Math.max(limitMs - elapsedMs, 1),
-        initialDelayMs,
-        expectLoss: true,
+    const waited = yield* awaitNewBoot({
+      previous: bootId,
+      readBoot: { kind: 'exec', command: args.bootTimeCommand },
+      limitMs: args.rebootTimeout * 1000,
+      initialDelayMs: Math.max(2000, args.preRebootDelay * 1000 + 1000),
+      nextDelayMs: () => 2000,
+    });
+    let elapsedMs = waited.elapsedMs;
+    if (waited.kind === 'unreachable')
+      return {
+        changed: true,
+        failed: true,
+        msg: `reboot: the host did not come back within ${args.rebootTimeout} s: ${waited.detail}`,
+        data: { rebooted: false, elapsed: Math.round(elapsedMs / 1000) },
       };
-      elapsedMs += back.durationMs;
-      if (back.failed)
-        return {
-          changed: true,
-          failed: true,
-          msg: `reboot: the host did not come back within ${args.rebootTimeout} s: ${back.stderr.trim()}`,
-          data: { rebooted: false, elapsed: Math.round(elapsedMs / 1000) },
-        };
-      const now = yield { kind: 'exec', command: args.bootTimeCommand };
-      elapsedMs += now.durationMs;
-      if (!now.failed && now.stdout.trim() !== '' && now.stdout.trim() !== bootId) break;
-      if (elapsedMs >= limitMs)
-        return {
-          changed: true,
-          failed: true,
-          msg: `reboot: the boot id did not change within ${args.rebootTimeout} s (the host did not reboot)`,
-          data: { rebooted: false, elapsed: Math.round(elapsedMs / 1000) },
-        };
-      initialDelayMs = 2000;
-    }
+    if (waited.kind === 'unchanged')
+      return {
+        changed: true,
+        failed: true,
+        msg: `reboot: the boot id did not change within ${args.rebootTimeout} s (the host did not reboot)`,
+        data: { rebooted: false, elapsed: Math.round(elapsedMs / 1000) },
+      };
     if (args.postRebootDelay > 0)
       elapsedMs += (yield { kind: 'sleep', ms: args.postRebootDelay * 1000 }).durationMs;
     const test = yield { kind: 'exec', command: args.testCommand };

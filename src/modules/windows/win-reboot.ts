@@ -1,4 +1,5 @@
 import { optionalNumber, optionalString, type RawArgs, rejectUnknown } from '../args.js';
+import { awaitNewBoot } from '../await-new-boot.js';
 import type { Module, ModuleOutcome, ModuleRun } from '../types.js';
 import { moduleHeader, moduleScript, parseResultLine } from './script.js';
 
@@ -107,37 +108,29 @@ export function* rebootFlow(args: WinRebootArgs, check = false): ModuleRun {
     return { changed: false, failed: true, msg: `win_reboot: could not schedule the restart: ${why}` };
   }
   const limitMs = args.rebootTimeout * 1000;
-  let elapsedMs = 0;
-  let initialDelayMs = Math.max(1000, (args.preRebootDelay + 1) * 1000);
-  let lastBootTime = bootTime;
-  for (;;) {
-    const back = yield {
-      kind: 'reconnect',
-      timeoutMs: Math.max(limitMs - elapsedMs, 1),
-      initialDelayMs,
-      expectLoss: true,
+  const waited = yield* awaitNewBoot({
+    previous: bootTime,
+    readBoot: { kind: 'exec', command: bootTimeScript(args), display: 'win_reboot: read boot time' },
+    limitMs,
+    initialDelayMs: Math.max(1000, (args.preRebootDelay + 1) * 1000),
+    nextDelayMs: (delay) => Math.min(delay * 2, MAX_POLL_DELAY_MS),
+  });
+  let elapsedMs = waited.elapsedMs;
+  if (waited.kind === 'unreachable')
+    return {
+      changed: true,
+      failed: true,
+      msg: `win_reboot: timed out after ${args.rebootTimeout} s waiting for the host to come back: ${waited.detail}`,
+      data: { rebooted: false, elapsed: Math.round(elapsedMs / 1000) },
     };
-    elapsedMs += back.durationMs;
-    if (back.failed)
-      return {
-        changed: true,
-        failed: true,
-        msg: `win_reboot: timed out after ${args.rebootTimeout} s waiting for the host to come back: ${back.stderr.trim()}`,
-        data: { rebooted: false, elapsed: Math.round(elapsedMs / 1000) },
-      };
-    const now = yield { kind: 'exec', command: bootTimeScript(args), display: 'win_reboot: read boot time' };
-    elapsedMs += now.durationMs;
-    if (!now.failed && now.stdout.trim() !== '') lastBootTime = now.stdout.trim();
-    if (!now.failed && lastBootTime !== bootTime) break;
-    if (elapsedMs >= limitMs)
-      return {
-        changed: true,
-        failed: true,
-        msg: `win_reboot: timed out after ${args.rebootTimeout} s: the boot time is still ${bootTime} (the host did not restart)`,
-        data: { rebooted: false, elapsed: Math.round(elapsedMs / 1000) },
-      };
-    initialDelayMs = Math.min(initialDelayMs * 2, MAX_POLL_DELAY_MS);
-  }
+  if (waited.kind === 'unchanged')
+    return {
+      changed: true,
+      failed: true,
+      msg: `win_reboot: timed out after ${args.rebootTimeout} s: the boot time is still ${bootTime} (the host did not restart)`,
+      data: { rebooted: false, elapsed: Math.round(elapsedMs / 1000) },
+    };
+  const lastBootTime = waited.boot;
   if (args.postRebootDelay > 0)
     elapsedMs += (yield { kind: 'sleep', ms: args.postRebootDelay * 1000 }).durationMs;
   let delayMs = 1000;
