@@ -1,16 +1,13 @@
-import {
-  type DefaultRenderer,
-  Listr,
-  type ListrTaskWrapper,
-  PRESET_TIMER,
-  type SimpleRenderer,
-} from 'listr2';
+import { type DefaultRenderer, Listr, type ListrTaskWrapper, type SimpleRenderer } from 'listr2';
 import type { RunEvent, RunEventListener } from '../../types/events.js';
 import { type Deferred, deferred } from './deferred.js';
 
 type TaskWrapper = ListrTaskWrapper<unknown, typeof DefaultRenderer, typeof SimpleRenderer>;
 
-type Ending = { kind: 'done' } | { kind: 'failed'; message: string } | { kind: 'skipped'; reason: string };
+type Ending =
+  | { kind: 'done'; durationMs: number }
+  | { kind: 'failed'; message: string }
+  | { kind: 'skipped'; reason: string };
 
 interface TaskTrack {
   name: string;
@@ -65,6 +62,9 @@ export function createTaskList(): { listener: RunEventListener; finished: () => 
           track.wrapper = wrapper;
           wrapper.title = track.name;
           const ending = await track.ended.promise;
+          // The engine's own duration: listr2's timer would also count the time spent waiting.
+          if (ending.kind === 'done')
+            wrapper.title = `${track.name} [${(ending.durationMs / 1000).toFixed(1)}s]`;
           if (ending.kind === 'skipped') wrapper.skip(`${track.name}: ${ending.reason}`);
           else if (ending.kind === 'failed') throw new Error(ending.message);
         },
@@ -74,7 +74,6 @@ export function createTaskList(): { listener: RunEventListener; finished: () => 
         exitOnError: false,
         registerSignalListeners: false,
         rendererOptions: {
-          timer: PRESET_TIMER,
           collapseSkips: false,
           showErrorMessage: true,
           collapseErrors: false,
@@ -112,7 +111,9 @@ export function createTaskList(): { listener: RunEventListener; finished: () => 
         break;
       case 'task-end':
         track.ended.resolve(
-          event.status === 'done' ? { kind: 'done' } : { kind: 'failed', message: event.error ?? 'failed' },
+          event.status === 'done'
+            ? { kind: 'done', durationMs: event.durationMs }
+            : { kind: 'failed', message: event.error ?? 'failed' },
         );
         break;
       case 'step-start':
