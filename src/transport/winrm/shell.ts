@@ -39,14 +39,19 @@ export class WinrmShell {
   private async call(
     action: string,
     body: string,
-    extra: { shellId?: string; options?: Record<string, string>; operationTimeoutSec?: number } = {},
+    extra: {
+      shellId?: string;
+      options?: Record<string, string>;
+      operationTimeoutSec?: number;
+      maxEnvelopeSize?: number;
+    } = {},
   ): Promise<ParsedEnvelope> {
     const messageId = newMessageId();
     const header = {
       to: this.options.url,
       action,
       messageId,
-      maxEnvelopeSize: this.options.maxEnvelopeSize,
+      maxEnvelopeSize: extra.maxEnvelopeSize ?? this.options.maxEnvelopeSize,
       operationTimeoutSec: extra.operationTimeoutSec ?? this.options.operationTimeoutSec,
       locale: this.options.locale,
       ...(extra.shellId ? { shellId: extra.shellId } : {}),
@@ -122,10 +127,16 @@ export class WinrmShell {
     }
   }
 
-  /** One Receive round trip. A w:TimedOut fault surfaces as WsmanFaultError (timedOut=true). */
+  /**
+   * One Receive round trip. A w:TimedOut fault surfaces as WsmanFaultError (timedOut=true).
+   * Output comes in envelopes as large as Send's (fewer round trips for big outputs and file
+   * reads): a host whose MaxEnvelopeSizekb is smaller uses its own limit instead (MS-WSMV
+   * 3.1.4.1.7), so asking for more is safe.
+   */
   async receive(commandId: string, operationTimeoutSec?: number): Promise<ReceiveChunk> {
     const res = await this.call(Action.Receive, receiveBody(commandId), {
       shellId: this.requireShell(),
+      maxEnvelopeSize: this.sendEnvelopeSize ?? this.options.sendEnvelopeSize,
       ...(operationTimeoutSec !== undefined ? { operationTimeoutSec } : {}),
     });
     const response = res.body?.ReceiveResponse;
