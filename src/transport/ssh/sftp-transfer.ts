@@ -99,13 +99,14 @@ export async function sftpGet(
 ): Promise<string | undefined> {
   await mkdir(dirname(request.localPath), { recursive: true });
   const { transform, digest } = hasher();
+  const target = createWriteStream(request.localPath);
+  // The local file opens asynchronously: after a failed download, wait for the stream to close
+  // (it may still be opening) before removing what it created.
+  const closed = new Promise<void>((resolve) => target.once('close', () => resolve()));
   try {
-    await pipeline(
-      sftp.createReadStream(request.remotePath),
-      transform,
-      createWriteStream(request.localPath),
-    );
+    await pipeline(sftp.createReadStream(request.remotePath), transform, target);
   } catch (error) {
+    await closed;
     await unlink(request.localPath).catch(() => undefined);
     return `download of ${request.remotePath} failed: ${(error as Error).message}`;
   }
