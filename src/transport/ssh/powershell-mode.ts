@@ -7,7 +7,7 @@ import type { ExecRequest, GetRequest, PutRequest } from '../types.js';
 import { decodeClixml } from '../winrm/clixml.js';
 import { getFile, putFile } from '../winrm/file-copy.js';
 import { powershellInvocation, wrapScript } from '../winrm/powershell.js';
-import { type RunOptions, type RunOutcome, toResult } from '../winrm/run-types.js';
+import { outcomeCollector, type RunOptions, type RunOutcome, toResult } from '../winrm/run-types.js';
 import type { ConnectionPool } from './connection-pool.js';
 
 /** How long a stopped command's channel may take to confirm its close before the result is given back. */
@@ -33,17 +33,7 @@ export class PowerShellMode {
   constructor(private readonly target: PowerShellModeHost) {}
 
   private async run(options: RunOptions): Promise<RunOutcome> {
-    const started = Date.now();
-    const stdout: Buffer[] = [];
-    const stderr: Buffer[] = [];
-    const outcome = (partial: Partial<RunOutcome>): RunOutcome => ({
-      exitCode: null,
-      stdout: Buffer.concat(stdout),
-      stderr: Buffer.concat(stderr),
-      timedOut: false,
-      durationMs: Date.now() - started,
-      ...partial,
-    });
+    const { stdout, stderr, outcome } = outcomeCollector();
     if (options.signal?.aborted) return outcome({ error: 'cancelled before it started' });
     const pool = await this.target.ready();
     if (typeof pool === 'string') return outcome({ error: pool });

@@ -25,6 +25,35 @@ export interface RunOutcome {
   durationMs: number;
 }
 
+/**
+ * Collects a run's output and builds its outcome when it ends; the same for every wire that
+ * runs PowerShell (WinRM shells, SSH exec channels).
+ */
+export function outcomeCollector(): {
+  /** When the run began (Date.now()), for time limits. */
+  started: number;
+  stdout: Buffer[];
+  stderr: Buffer[];
+  outcome: (partial: Partial<RunOutcome>) => RunOutcome;
+} {
+  const started = Date.now();
+  const stdout: Buffer[] = [];
+  const stderr: Buffer[] = [];
+  return {
+    started,
+    stdout,
+    stderr,
+    outcome: (partial) => ({
+      exitCode: null,
+      stdout: Buffer.concat(stdout),
+      stderr: Buffer.concat(stderr),
+      timedOut: false,
+      durationMs: Date.now() - started,
+      ...partial,
+    }),
+  };
+}
+
 /** Runs one command line in the host's shell until it is done (the transport's core loop). */
 export type RunCommand = (options: RunOptions) => Promise<RunOutcome>;
 

@@ -8,7 +8,7 @@ import { WinrmProtocolError, WSMAN_SHELL_NOT_FOUND, WsmanFaultError } from './er
 import { getFile, putFile } from './file-copy.js';
 import { type ResolvedWinrmOptions, resolveOptions, type WinrmTransportOptions } from './options.js';
 import { powershellInvocation, wrapScript } from './powershell.js';
-import { type RunOptions, type RunOutcome, toResult } from './run-types.js';
+import { outcomeCollector, type RunOptions, type RunOutcome, toResult } from './run-types.js';
 import { WinrmShell } from './shell.js';
 import { SIGNAL_TERMINATE } from './soap.js';
 import { chunked } from './stdin-streams.js';
@@ -86,17 +86,7 @@ export class WinrmTransport implements Transport {
 
   /** Runs one command line in the shell until it is done, re-issuing Receive on w:TimedOut. */
   private async run(options: RunOptions): Promise<RunOutcome> {
-    const started = Date.now();
-    const stdout: Buffer[] = [];
-    const stderr: Buffer[] = [];
-    const outcome = (partial: Partial<RunOutcome>): RunOutcome => ({
-      exitCode: null,
-      stdout: Buffer.concat(stdout),
-      stderr: Buffer.concat(stderr),
-      timedOut: false,
-      durationMs: Date.now() - started,
-      ...partial,
-    });
+    const { started, stdout, stderr, outcome } = outcomeCollector();
     if (!this.shell || !this.resolved) return outcome({ error: 'not connected; call connect() first' });
     let shell: WinrmShell;
     let commandId: string;
