@@ -130,6 +130,8 @@ if [ -d '$dir/standins' ]; then cp -a '$dir/standins/.' $LAB_BIN/; fi
 # A private /etc/hosts naming every lab host, so sudo and friends resolve this host's name.
 cp '$dir/etc-hosts' /opt/kubemix-lab/hosts
 mount --bind /opt/kubemix-lab/hosts /etc/hosts
+# A host's own os-release (the distribution it plays), when the lab's user put one in its directory.
+if [ -f '$hostdir/os-release' ]; then mount --bind '$hostdir/os-release' /etc/os-release; fi
 exec '$SSHD' -D -f '$hostdir/sshd_config' -E '$hostdir/sshd.log'"
   # Own PID namespace too: sshd becomes the host's PID 1 and reaps orphans, as init does on a real
   # host (this machine's PID 1 does not always reap), and `ps` shows only the host's processes.

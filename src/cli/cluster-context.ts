@@ -43,7 +43,7 @@ export async function loadClusterContext(
     shortForm.kubernetesVersion = values['kubernetes-version'] as string;
   if (values['name'] !== undefined) shortForm.name = values['name'] as string;
   const { spec, source } = await loadSpec(argument, shortForm);
-  const versions = loadVersions(spec.versions ?? {});
+  const versions = loadVersions(spec.versions ?? {}, source);
   const clusterDir = values['cluster-dir']
     ? resolve(String(values['cluster-dir']))
     : defaultClusterDir(spec.name);

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
+import { SpecError, type SpecIssue } from '../errors/index.js';
 
 /** Pinned versions by name (playbooks/versions.yaml), after spec overrides. */
 export type Versions = Readonly<Record<string, string>>;
@@ -12,10 +13,25 @@ export function versionsFilePath(): string {
   return fileURLToPath(new URL(`${depth}playbooks/versions.yaml`, import.meta.url));
 }
 
-/** Reads the pinned versions; overrides (from the spec's `versions:`) win. */
-export function loadVersions(overrides: Record<string, string> = {}): Versions {
+/**
+ * Reads the pinned versions; overrides (from the spec's `versions:`) win. A version pinned with a
+ * digest (an `<entry>-sha256` beside it) can only be overridden together with that digest: the new
+ * version's file is another file, and nothing would vouch for it.
+ *
+ * @param source where the overrides come from (the spec file), for the error message
+ * @throws SpecError naming `versions.<entry>` for every such override without its digest
+ */
+export function loadVersions(overrides: Record<string, string> = {}, source = 'spec'): Versions {
   const raw = parse(readFileSync(versionsFilePath(), 'utf8')) as Record<string, unknown>;
   const versions: Record<string, string> = {};
   for (const [key, value] of Object.entries(raw)) versions[key] = String(value);
+  const issues: SpecIssue[] = Object.keys(overrides)
+    .filter((key) => `${key}-sha256` in versions && !(`${key}-sha256` in overrides))
+    .map((key) => ({
+      file: source,
+      path: `versions.${key}`,
+      message: `is pinned with a SHA-256: also give versions.${key}-sha256, the digest of the file for ${overrides[key]}`,
+    }));
+  if (issues.length > 0) throw new SpecError(issues);
   return Object.freeze({ ...versions, ...overrides });
 }
