@@ -27,8 +27,8 @@ const requests: string[] = [];
 const missing = new Set<string>();
 const body = (path: string) => Buffer.from(`mirror bytes of ${path}\n`);
 
-// Debian's containerd/runc digests are pinned in artifacts.yaml; the mirror's bytes are not the
-// real packages, so the spec moves those two versions (which drops the pinned digests).
+// containerd's and runc's files are pinned by SHA-256 (versions.yaml); the mirror's bytes are not
+// the real files, so the spec empties those digests (trust on first download, as for the rest).
 const SPEC = (windows: boolean) => `name: offline-lab
 provider:
   type: static
@@ -38,8 +38,11 @@ ${windows ? '    - { name: win1, address: 10.0.0.21, group: windows }\n' : ''}no
   controlPlane: { count: 1 }
   workers: [${windows ? '{ name: windows, os: windows, count: 1 }' : ''}]
 versions:
-  debian-containerd: "1.6.20~ds1-1+lab1"
-  debian-runc: "1.1.5+ds1-1+lab1"
+  debian-13-containerd-sha256: ""
+  debian-13-runc-sha256: ""
+  containerd-linux-sha256: ""
+  runc-linux-sha256: ""
+  containerd-linux-service-sha256: ""
 `;
 
 async function specFile(windows = true): Promise<{ dir: string; spec: string }> {
@@ -100,7 +103,15 @@ describe('kubemix artifacts (loopback mirror)', () => {
     const lock = await lockOf(out);
     const downloads = lock.artifacts.filter((e) => e.url !== undefined);
     expect(downloads.map((e) => e.name)).toEqual(
-      expect.arrayContaining(['kubelet', 'kubeadm', 'kubectl', 'containerd', 'kubelet-windows', 'nssm']),
+      expect.arrayContaining([
+        'kubelet',
+        'kubeadm',
+        'kubectl',
+        'containerd-debian-13',
+        'containerd-linux',
+        'kubelet-windows',
+        'nssm',
+      ]),
     );
     for (const entry of downloads) {
       const upstream = new URL(entry.url!);
@@ -198,15 +209,15 @@ describe('kubemix artifacts (loopback mirror)', () => {
     const dir = await mkdtemp(join(tmpdir(), 'kmx-artifacts-pin-'));
     const { spec } = await specFile(false);
     await writeFile(spec, SPEC(false).replace(/^versions:[\s\S]*$/m, ''));
-    const list = (await listFor(spec)).filter((a) => a.name === 'containerd');
+    const list = (await listFor(spec)).filter((a) => a.name === 'containerd-debian-13');
     expect(list[0]!.sha256).toMatch(/^[0-9a-f]{64}$/);
     const error = await fetchArtifacts({ list, dir, urlBase: base }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ArtifactFetchError);
     expect((error as Error).message).toMatch(
-      /artifact containerd: .* has sha256 [0-9a-f]{64}, artifacts.yaml pins 8669d264/,
+      /artifact containerd-debian-13: .* has sha256 [0-9a-f]{64}, artifacts.yaml pins ed708deb/,
     );
     expect(await checkArtifacts({ list, dir })).toEqual([
-      expect.objectContaining({ name: 'containerd', problem: 'missing' }),
+      expect.objectContaining({ name: 'containerd-debian-13', problem: 'missing' }),
     ]);
   });
 

@@ -1,7 +1,9 @@
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 import {
   type Artifact,
   loadArtifactsFile,
@@ -12,6 +14,7 @@ import { SpecError } from '../../src/errors/index.js';
 import { buildPlan } from '../../src/plan/index.js';
 import { loadSpec } from '../../src/spec/index.js';
 import { type ClusterSpecInput, clusterSpecSchema } from '../../src/spec/schema.js';
+import { renderString } from '../../src/template/index.js';
 import { loadVersions } from '../../src/versions/versions.js';
 
 const list = loadArtifactsFile();
@@ -83,10 +86,65 @@ describe('playbooks/artifacts.yaml rendered for a spec', () => {
     });
     expect(byName(artifacts, 'kubeadm').file).toBe(`kubeadm_${version}-1.1_amd64.deb`);
     expect(byName(artifacts, 'kubectl').file).toBe(`kubectl_${version}-1.1_amd64.deb`);
-    // Debian's containerd and runc carry digests from Debian's signed Packages index.
-    expect(byName(artifacts, 'containerd').sha256).toMatch(/^[0-9a-f]{64}$/);
-    expect(byName(artifacts, 'runc').sha256).toMatch(/^[0-9a-f]{64}$/);
     expect(byName(artifacts, 'kubelet').sha256).toBeUndefined();
+  });
+
+  it('carries both containerd sources, each file pinned by version and SHA-256 from versions.yaml', () => {
+    const { artifacts } = render();
+    const v = loadVersions();
+    const containerd = artifacts.filter((a) => /^(containerd|runc)-/.test(a.name) && a.os === 'linux');
+    expect(containerd.map((a) => [a.name, a.kind, a.file, a.sha256])).toEqual([
+      [
+        'containerd-debian-13',
+        'deb',
+        `containerd_${v['debian-13-containerd']}_amd64.deb`,
+        v['debian-13-containerd-sha256'],
+      ],
+      ['runc-debian-13', 'deb', `runc_${v['debian-13-runc']}_amd64.deb`, v['debian-13-runc-sha256']],
+      [
+        'containerd-linux',
+        'file',
+        `containerd-${v['containerd-linux']}-linux-amd64.tar.gz`,
+        v['containerd-linux-sha256'],
+      ],
+      ['runc-linux', 'file', `runc-${v['runc-linux']}.amd64`, v['runc-linux-sha256']],
+      [
+        'containerd-linux-service',
+        'file',
+        `containerd-${v['containerd-linux']}.service`,
+        v['containerd-linux-service-sha256'],
+      ],
+    ]);
+    expect(byName(artifacts, 'containerd-debian-13').url).toBe(
+      `https://deb.debian.org/debian/pool/main/c/containerd/containerd_${v['debian-13-containerd']}_amd64.deb`,
+    );
+  });
+
+  it('downloads the static release from the URLs, under the names, that prepare-linux uses online', async () => {
+    const { artifacts, vars } = render();
+    const tasks = parse(
+      await readFile(
+        fileURLToPath(new URL('../../playbooks/cluster/prepare-linux.yml', import.meta.url)),
+        'utf8',
+      ),
+    ) as {
+      name: string;
+      shell?: string;
+    }[];
+    const step = tasks.find((t) => t.name.startsWith("containerd from containerd's static release"))!;
+    const script = renderString(step.shell!, vars);
+    const names = Object.fromEntries([...script.matchAll(/^(\w+)=(\S+)$/gm)].map((m) => [m[1]!, m[2]!]));
+    const online = [...script.matchAll(/curl -fsSL --retry 3 -o "\$dir\/\$(\w+)" (\S+)$/gm)].map((m) => [
+      names[m[1]!],
+      m[2],
+    ]);
+    expect(online).toHaveLength(3);
+    expect(online).toEqual(
+      ['containerd-linux', 'runc-linux', 'containerd-linux-service'].map((n) => [
+        byName(artifacts, n).file,
+        byName(artifacts, n).url,
+      ]),
+    );
   });
 
   it('lists exactly the images the rendered manifests reference, and kubeadm images for the minor', () => {
@@ -132,15 +190,24 @@ describe('playbooks/artifacts.yaml rendered for a spec', () => {
   it('follows the spec: versions overrides, Windows Server version, no Windows entries without Windows nodes', () => {
     const { artifacts } = render({
       windowsVersion: '2019',
-      versions: { containerd: '1.7.99', flannel: 'v0.26.0', 'debian-containerd': '1.6.24~ds1-1' },
+      versions: {
+        containerd: '1.7.99',
+        flannel: 'v0.26.0',
+        'containerd-linux': '2.3.5',
+        'containerd-linux-sha256': 'ab'.repeat(32),
+      },
     });
     expect(byName(artifacts, 'containerd-windows').url).toContain(
       '/v1.7.99/containerd-1.7.99-windows-amd64.tar.gz',
     );
     expect(byName(artifacts, 'flannel').image).toBe('docker.io/flannel/flannel:v0.26.0');
     expect(byName(artifacts, 'servercore').image).toBe('mcr.microsoft.com/windows/servercore:ltsc2019');
-    // An overridden Debian version no longer matches the pinned digest: none is claimed.
-    expect(byName(artifacts, 'containerd').sha256).toBeUndefined();
+    // An overridden static release comes with its digest (loadVersions refuses one without).
+    expect(byName(artifacts, 'containerd-linux')).toMatchObject({
+      file: 'containerd-2.3.5-linux-amd64.tar.gz',
+      url: 'https://github.com/containerd/containerd/releases/download/v2.3.5/containerd-2.3.5-linux-amd64.tar.gz',
+      sha256: 'ab'.repeat(32),
+    });
     const linuxOnly = render({ windows: 0 }).artifacts;
     expect(linuxOnly.some((a) => a.os === 'windows')).toBe(false);
     expect(linuxOnly.map((a) => a.name)).toContain('kubelet');

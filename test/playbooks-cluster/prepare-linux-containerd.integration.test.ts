@@ -1,0 +1,181 @@
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ClusterLab, startClusterLab } from '../../fixtures/lab/cluster-lab.js';
+import { compiledStandinsDir } from '../../fixtures/lab/install-standins.js';
+import type { HostState } from '../../fixtures/lab/standins/runtime.js';
+import { loadVersions } from '../../src/versions/versions.js';
+import { failures, labPlanVars, labSsh, runClusterPlays } from './helpers.js';
+import { type LabStaticRelease, makeStaticRelease, publishStaticRelease } from './static-release.js';
+
+// Where prepare-linux gets containerd, on lab hosts that play Debian 12 (bookworm: containerd
+// 1.6.20, below containerd's minimum for Kubernetes 1.31) and Debian 13 (trixie: 1.7.24, above
+// it), per the lab's Debian indices (fixtures/lab/standins/tools/distributions.ts). The lab's
+// internet holds a lab-made static release; its digests reach the playbook through `versions`, as
+// a spec's `versions:` would carry them, so the SHA-256 check really runs.
+if (!existsSync(join(compiledStandinsDir(), 'kubeadm.js')))
+  throw new Error('the lab stand-ins are not compiled: run npm run build first');
+
+const HOSTS = {
+  bookworm: 'lab-01',
+  trixie: 'lab-02',
+  bookwormWrongDigest: 'lab-03',
+  trixieShadowed: 'lab-04',
+  bookwormOldPin: 'lab-05',
+  noMinimum: 'lab-06',
+} as const;
+
+let lab: ClusterLab;
+let internetDir: string;
+let release: LabStaticRelease;
+let base: Record<string, unknown>;
+const hadRealContainerd = existsSync('/usr/local/bin/containerd');
+
+beforeAll(async () => {
+  internetDir = await mkdtemp(join(tmpdir(), 'kmx-lab-internet-'));
+  const pinned = loadVersions();
+  release = await makeStaticRelease({ containerd: pinned['containerd-linux']!, runc: pinned['runc-linux']! });
+  await publishStaticRelease(internetDir, release);
+  lab = await startClusterLab({
+    count: 6,
+    distribution: 'bookworm',
+    distributions: { [HOSTS.trixie]: 'trixie', [HOSTS.trixieShadowed]: 'trixie' },
+    internetDir,
+  });
+  base = await labPlanVars(lab, [HOSTS.bookworm]);
+});
+
+afterAll(async () => {
+  await lab?.stop();
+  if (internetDir) await rm(internetDir, { recursive: true, force: true });
+});
+
+/** prepare-linux on one host, with `versions` entries over the pinned ones. */
+function prepare(host: string, versions: Record<string, string> = {}, vars: Record<string, unknown> = {}) {
+  return runClusterPlays(lab, [{ file: 'prepare-linux.yml', hosts: [host] }], {
+    ...base,
+    ...vars,
+    versions: { ...(base['versions'] as Record<string, string>), ...versions },
+  });
+}
+
+async function sh(host: string, command: string) {
+  const t = labSsh(lab, lab.hosts.find((h) => h.name === host)!);
+  try {
+    return await t.exec({ command });
+  } finally {
+    await t.close();
+  }
+}
+
+const hostState = async (host: string) =>
+  JSON.parse((await sh(host, 'cat /var/lib/kubemix-lab/host.json')).stdout) as HostState;
+
+/** What the run's debug step said about where containerd comes from. */
+const reported = (run: Awaited<ReturnType<typeof prepare>>) =>
+  run.result.records.find((r) => r.task === 'Report where containerd comes from')?.msg ?? '';
+
+describe('prepare-linux: containerd for Kubernetes 1.31', () => {
+  it('Debian 13: the distribution package (1.7.24) meets the minimum and is installed with runc', async () => {
+    const run = await prepare(HOSTS.trixie);
+    expect(failures(run)).toBe('');
+    expect(reported(run)).toContain('debian-13 offers containerd 1.7.24~ds1-6+deb13u1, which meets');
+    const state = await hostState(HOSTS.trixie);
+    expect(state.packages).toMatchObject({ containerd: '1.7.24~ds1-6+deb13u1', runc: '1.1.15+ds1-2+b4' });
+    expect((state.network ?? []).filter((n) => n.includes('github'))).toEqual([]);
+    const r = await sh(
+      HOSTS.trixie,
+      'containerd --version; ls /usr/local/bin; systemctl is-active containerd',
+    );
+    expect(r.stdout).toBe(
+      'containerd github.com/containerd/containerd 1.7.24~ds1 1.7.24~ds1-6+deb13u1\nactive\n',
+    );
+  });
+
+  it('Debian 12: the candidate 1.6.20 is below it, so the pinned static release is installed', async () => {
+    const run = await prepare(HOSTS.bookworm, release.versions);
+    expect(failures(run)).toBe('');
+    expect(reported(run)).toContain('debian-12 offers containerd 1.6.20~ds1-1+deb12u3, below the minimum');
+    const state = await hostState(HOSTS.bookworm);
+    expect(state.packages['containerd']).toBeUndefined();
+    expect(state.network).toEqual(expect.arrayContaining(Object.keys(release.urls).map((u) => `curl ${u}`)));
+    const r = await sh(
+      HOSTS.bookworm,
+      'containerd --version && ls /usr/local/bin /usr/local/sbin /usr/local/lib/systemd/system && systemctl is-active containerd && grep -c "SystemdCgroup = true" /etc/containerd/config.toml',
+    );
+    expect(r.stdout).toBe(
+      [
+        `containerd github.com/containerd/containerd/v2 v${release.versions['containerd-linux']} 0000000000000000000000000000000000000000`,
+        '/usr/local/bin:',
+        'containerd',
+        'containerd-shim-runc-v2',
+        'ctr',
+        '',
+        '/usr/local/lib/systemd/system:',
+        'containerd.service',
+        '',
+        '/usr/local/sbin:',
+        'runc',
+        'active',
+        '1',
+        '',
+      ].join('\n'),
+    );
+    // The lab host's /usr/local is its own: this machine's stays as it was.
+    expect(existsSync('/usr/local/bin/containerd')).toBe(hadRealContainerd);
+
+    const again = await prepare(HOSTS.bookworm, release.versions);
+    expect(failures(again)).toBe('');
+    const install = again.result.records.find((x) => x.task.startsWith('containerd from containerd'));
+    expect(install?.status).toBe('ok');
+  });
+
+  it('a static release file whose SHA-256 differs from the pin fails naming the file; nothing is installed', async () => {
+    // The pinned digests are upstream's: the lab-made tarball is not that file.
+    const run = await prepare(HOSTS.bookwormWrongDigest);
+    const pinned = loadVersions();
+    expect(failures(run)).toContain(
+      `containerd-${pinned['containerd-linux']}-linux-amd64.tar.gz: SHA-256 is ${release.versions['containerd-linux-sha256']}, expected ${pinned['containerd-linux-sha256']} (versions containerd-linux-sha256)`,
+    );
+    const r = await sh(
+      HOSTS.bookwormWrongDigest,
+      'ls -A /usr/local/bin /usr/local/sbin /usr/local/lib/systemd/system',
+    );
+    expect(r.stdout).toBe('/usr/local/bin:\n\n/usr/local/lib/systemd/system:\n\n/usr/local/sbin:\n');
+  });
+
+  it('the containerd PATH finds is checked: an old one in /usr/local/bin shadowing the package fails with both versions', async () => {
+    // A leftover manual install of 1.7.19 (containerd's release layout), found before /usr/bin.
+    const leftover = await sh(
+      HOSTS.trixieShadowed,
+      `printf '#!/bin/sh\\necho "containerd github.com/containerd/containerd v1.7.19 2bf793ef6dc9a18e00cb12efb64355c2c9d5eb41"\\n' > /usr/local/bin/containerd && chmod 755 /usr/local/bin/containerd`,
+    );
+    expect(leftover.exitCode).toBe(0);
+    const run = await prepare(HOSTS.trixieShadowed);
+    expect(failures(run)).toContain(
+      "The installed containerd meets the minimum for the cluster's Kubernetes version: non-zero return code\n  1.7.19\n  containerd --version: containerd 1.7.19 is below the minimum for Kubernetes 1.31, 2.1.0+, 2.0.0+, 1.7.20+ or 1.6.34+ (containerd RELEASES.md, Kubernetes Support)",
+    );
+  });
+
+  it('a static release pin below the minimum stops before anything is downloaded', async () => {
+    const old = await makeStaticRelease({ containerd: '1.7.19', runc: '1.1.13' });
+    const run = await prepare(HOSTS.bookwormOldPin, old.versions);
+    expect(failures(run)).toContain(
+      'versions containerd-linux: containerd 1.7.19 is below the minimum for Kubernetes 1.31, 2.1.0+, 2.0.0+, 1.7.20+ or 1.6.34+',
+    );
+    expect(
+      ((await hostState(HOSTS.bookwormOldPin)).network ?? []).filter((n) => n.includes('github')),
+    ).toEqual([]);
+  });
+
+  it('a Kubernetes minor without a containerd minimum stops before the host is touched', async () => {
+    const run = await prepare(HOSTS.noMinimum, {}, { kubernetes_version: '1.40.1' });
+    expect(failures(run)).toContain(
+      'no containerd minimum for Kubernetes 1.40: add containerd-minimum-1.40 to playbooks/versions.yaml',
+    );
+    const r = await sh(HOSTS.noMinimum, 'ls -A /etc/modules-load.d');
+    expect(r.stdout).toBe('');
+  });
+});
