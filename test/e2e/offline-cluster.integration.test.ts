@@ -13,7 +13,9 @@ import { type Artifact, loadArtifactsFile, renderArtifacts } from '../../src/art
 import { loadClusterContext } from '../../src/cli/cluster-context.js';
 import { artifactsCommand } from '../../src/cli/commands/artifacts.js';
 import type { InventoryHost } from '../../src/types/inventory.js';
+import { loadVersions } from '../../src/versions/versions.js';
 import { fillArtifactsDir } from '../artifacts/offline-fixtures.js';
+import { type LabStaticRelease, makeStaticRelease } from '../playbooks-cluster/static-release.js';
 import { kubemix, tempClusterDir } from './helpers.js';
 
 // Offline mode end to end: `kubemix artifacts` fills a directory from a loopback mirror, then
@@ -21,7 +23,11 @@ import { kubemix, tempClusterDir } from './helpers.js';
 // lab host plays an offline host: the Linux stand-ins record and fail every internet attempt
 // (curl to a host name, apt-get update, repository downloads), the simulated Windows host records
 // and fails win_get_url and the scripts' own downloads. The run must finish with none recorded.
+// The controller plays Debian 13 (its containerd package qualifies: installed from the carried
+// .debs), the Linux worker Debian 12 (1.6.20 does not: containerd's static release from the
+// directory, a lab-made tarball pinned by its SHA-256 through the spec's `versions:`).
 let lab: MixedClusterLab;
+let release: LabStaticRelease;
 let mirror: Server;
 let spec: string;
 let clusterDir: string;
@@ -61,6 +67,7 @@ beforeAll(async () => {
     windowsWorkers: 1,
     rebootDownMs: 300,
     scale: 0,
+    linuxDistributions: { 'lab-01': 'trixie', 'lab-02': 'bookworm' },
   });
   for (const host of linuxHosts()) {
     const r = await ssh(host, 'mkdir -p /var/lib/kubemix-lab && touch /var/lib/kubemix-lab/offline');
@@ -77,7 +84,16 @@ beforeAll(async () => {
     ...(doc['vars'] as Record<string, unknown>),
     artifacts_node_dir: '/var/lib/kubemix-lab/artifacts',
   };
-  doc['versions'] = { 'debian-containerd': '1.6.20~ds1-1+lab1', 'debian-runc': '1.1.5+ds1-1+lab1' };
+  const pinned = loadVersions();
+  release = await makeStaticRelease({ containerd: pinned['containerd-linux']!, runc: pinned['runc-linux']! });
+  // Lab-made Debian 13 packages: other revisions, no digest (trust on first download).
+  doc['versions'] = {
+    'debian-13-containerd': '1.7.24~ds1-6+lab1',
+    'debian-13-containerd-sha256': '',
+    'debian-13-runc': '1.1.15+ds1-2+lab1',
+    'debian-13-runc-sha256': '',
+    ...release.versions,
+  };
   spec = join(dirname(lab.specPath), 'offline-lab.yaml');
   await writeFile(spec, stringify(doc));
   clusterDir = join(await tempClusterDir(), 'cluster');
@@ -87,6 +103,7 @@ beforeAll(async () => {
   const context = await loadClusterContext(spec, {});
   list = renderArtifacts(loadArtifactsFile(), context.upPlan().vars);
   const source = await fillArtifactsDir(join(dirname(spec), 'mirror-files'), list);
+  for (const [file, bytes] of Object.entries(release.files)) await writeFile(join(source, file), bytes);
   const byPath = new Map(
     list
       .filter((a) => a.url)
@@ -150,7 +167,6 @@ describe('kubemix up with artifacts.dir (offline)', () => {
       // Not one download: no curl to the internet, no apt-get update, no repository package.
       expect(state.network ?? [], host.name).toEqual([]);
       expect(state.packages).toMatchObject({ kubelet: version, kubeadm: version, kubectl: version });
-      expect(state.packages['containerd']).toBe('1.6.20~ds1-1+lab1');
       // flannel's images (and kubeadm's) are on every Linux node before anything runs them.
       expect(state.images).toEqual(linuxImages.map(normalizeImageRef).sort());
       const repo = await ssh(
@@ -159,6 +175,25 @@ describe('kubemix up with artifacts.dir (offline)', () => {
       );
       expect(repo.exitCode, `${host.name} has the Kubernetes repository configured`).toBe(1);
     }
+    // Each node took the containerd source for its distribution, and got only that one's files.
+    const [debian13, debian12] = linuxHosts();
+    const runtimeFiles = async (host: InventoryHost) =>
+      (await ssh(host, 'ls /var/lib/kubemix-lab/artifacts')).stdout
+        .split('\n')
+        .filter((f) => /^(containerd|runc)[-_]/.test(f));
+    expect((await hostState(debian13!)).packages).toMatchObject({
+      containerd: '1.7.24~ds1-6+lab1',
+      runc: '1.1.15+ds1-2+lab1',
+    });
+    expect(await runtimeFiles(debian13!)).toEqual([
+      'containerd_1.7.24~ds1-6+lab1_amd64.deb',
+      'runc_1.1.15+ds1-2+lab1_amd64.deb',
+    ]);
+    expect((await hostState(debian12!)).packages['containerd']).toBeUndefined();
+    expect((await ssh(debian12!, 'containerd --version')).stdout).toBe(
+      `containerd github.com/containerd/containerd/v2 v${release.versions['containerd-linux']} 0000000000000000000000000000000000000000`,
+    );
+    expect(await runtimeFiles(debian12!)).toEqual(Object.keys(release.files).sort());
     const win = offlineHostInfo(lab.windows.host('win-01'));
     expect(win.network).toEqual([]);
     expect(win.offlineCopies.map((c) => c.split(' <- ')[1])).toEqual([
