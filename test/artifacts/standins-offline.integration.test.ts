@@ -118,6 +118,8 @@ describe('internet attempts', () => {
       'curl https://pkgs.k8s.io/core:/stable:/v1.31/deb/Release.key',
       'apt-get http://deb.debian.org/debian',
       'apt-get http://deb.debian.org/debian containerd=1.6.20~ds1-1+deb12u3',
+      // Debian's containerd depends on runc (its Packages entry): apt fetches both.
+      'apt-get http://deb.debian.org/debian runc=1.1.5+ds1-1+deb12u1',
     ]);
   });
 
