@@ -97,7 +97,9 @@ describe('prepare-linux: containerd for Kubernetes 1.31', () => {
   it('Debian 12: the candidate 1.6.20 is below it, so the pinned static release is installed', async () => {
     const run = await prepare(HOSTS.bookworm, release.versions);
     expect(failures(run)).toBe('');
-    expect(reported(run)).toContain('debian-12 offers containerd 1.6.20~ds1-1+deb12u3, below the minimum');
+    expect(reported(run)).toBe(
+      `debian-12 offers containerd 1.6.20~ds1-1+deb12u3, below the minimum for Kubernetes 1.31 (2.1.0 2.0.0 1.7.20 1.6.34): installing containerd ${release.versions['containerd-linux']} from containerd's static release`,
+    );
     const state = await hostState(HOSTS.bookworm);
     expect(state.packages['containerd']).toBeUndefined();
     expect(state.network).toEqual(expect.arrayContaining(Object.keys(release.urls).map((u) => `curl ${u}`)));
