@@ -25,6 +25,7 @@ const HOSTS = {
   trixieShadowed: 'lab-04',
   bookwormOldPin: 'lab-05',
   noMinimum: 'lab-06',
+  trixieKubernetes134: 'lab-07',
 } as const;
 
 let lab: ClusterLab;
@@ -39,9 +40,13 @@ beforeAll(async () => {
   release = await makeStaticRelease({ containerd: pinned['containerd-linux']!, runc: pinned['runc-linux']! });
   await publishStaticRelease(internetDir, release);
   lab = await startClusterLab({
-    count: 6,
+    count: 7,
     distribution: 'bookworm',
-    distributions: { [HOSTS.trixie]: 'trixie', [HOSTS.trixieShadowed]: 'trixie' },
+    distributions: {
+      [HOSTS.trixie]: 'trixie',
+      [HOSTS.trixieShadowed]: 'trixie',
+      [HOSTS.trixieKubernetes134]: 'trixie',
+    },
     internetDir,
   });
   base = await labPlanVars(lab, [HOSTS.bookworm]);
@@ -132,6 +137,20 @@ describe('prepare-linux: containerd for Kubernetes 1.31', () => {
     expect(failures(again)).toBe('');
     const install = again.result.records.find((x) => x.task.startsWith('containerd from containerd'));
     expect(install?.status).toBe('ok');
+  });
+
+  it('Debian 13 for Kubernetes 1.34: 1.7.24 is below its 1.7.28+, so the static release is installed', async () => {
+    const run = await prepare(HOSTS.trixieKubernetes134, release.versions, { kubernetes_version: '1.34.1' });
+    expect(failures(run)).toBe('');
+    expect(reported(run)).toContain(
+      'debian-13 offers containerd 1.7.24~ds1-6+deb13u1, below the minimum for Kubernetes 1.34 (2.1.3 2.0.6 1.7.28 1.6.39)',
+    );
+    const state = await hostState(HOSTS.trixieKubernetes134);
+    expect(state.packages['containerd']).toBeUndefined();
+    expect(state.packages['kubelet']).toBe('1.34.1-1.1');
+    expect((await sh(HOSTS.trixieKubernetes134, 'containerd --version')).stdout).toContain(
+      ` v${release.versions['containerd-linux']} `,
+    );
   });
 
   it('a static release file whose SHA-256 differs from the pin fails naming the file; nothing is installed', async () => {
