@@ -142,6 +142,23 @@ describe('secrets at rest after a 3-controller up', () => {
       .toBe(true);
     expect.soft(up.stdout.includes('kubectl get nodes -o wide'), 'kubectl hint').toBe(true);
 
+    // The way in that the hint names: merge into the user's kubeconfig, owner-only, nothing printed.
+    const kubeconfig = join(root, 'user', '.kube', 'config');
+    const merge = await kubemixWithUmask(
+      '000',
+      ['kubeconfig', lab.specPath, '--cluster-dir', clusterDir, '--merge'],
+      { KUBECONFIG: kubeconfig },
+    );
+    expect(merge.exitCode).toBe(0);
+    for (const value of Object.values(secrets)) expect(`${merge.stdout}${merge.stderr}`).not.toContain(value);
+    expect(parse(await readFile(kubeconfig, 'utf8'))).toMatchObject({
+      'current-context': 'kubemix-secret-ha',
+      clusters: [
+        { name: 'kubemix-secret-ha', cluster: { server: `https://${cluster.controlPlaneEndpoint}` } },
+      ],
+    });
+    expect([await mode(kubeconfig), await mode(join(root, 'user', '.kube'))]).toEqual(['600', '700']);
+
     const down = await kubemixWithUmask('000', ['down', lab.specPath, '--cluster-dir', clusterDir]);
     expect(down.exitCode).toBe(0);
   });
