@@ -47,6 +47,8 @@ export async function mergeIntoKubeconfig(options: {
     options.clusterName,
     options.adminConfPath,
   );
+  if (existsSync(target) && statSync(target).isDirectory())
+    throw new KubemixError(`${target} is a directory, not a kubeconfig file`, { exitCode: 2 });
   if (existsSync(target) && (await realpath(target)) === (await realpath(options.adminConfPath)))
     throw new KubemixError(
       `${target} is the cluster's own admin.conf (KUBECONFIG points at it); unset KUBECONFIG to merge into ~/.kube/config`,

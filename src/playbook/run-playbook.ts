@@ -327,6 +327,11 @@ export async function runPlaybook(options: RunPlaybookOptions): Promise<Playbook
       outcome: TaskOutcome,
       applyTo: InventoryHost[],
     ) => {
+      // Learnt before anything else about this task is emitted or recorded.
+      if (task.noLog) {
+        if (task.register) redactor.add(outcome.registered);
+        redactor.add(outcome.facts);
+      }
       stats[host.name] ??= emptyStats();
       const s = stats[host.name]!;
       if (outcome.unreachable) {
@@ -346,11 +351,6 @@ export async function runPlaybook(options: RunPlaybookOptions): Promise<Playbook
         s.ok++;
         if (outcome.changed) s.changed++;
         if (outcome.ignored) s.ignored++;
-      }
-      // Learnt before anything else about this task is emitted or recorded.
-      if (task.noLog) {
-        if (task.register) redactor.add(outcome.registered);
-        redactor.add(outcome.facts);
       }
       for (const h of applyTo) {
         if (task.register) {

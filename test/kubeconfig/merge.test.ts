@@ -144,7 +144,7 @@ describe('mergeIntoKubeconfig', () => {
     expect(names(await read(real), 'contexts')).toEqual(['kind-dev', 'kubemix-lab']);
   });
 
-  it('refuses a locked kubeconfig, a broken one (naming the line, not its text) and admin.conf itself', async () => {
+  it('refuses a locked kubeconfig, a broken one (naming the line, not its text), admin.conf itself and a directory', async () => {
     const target = join(work, 'config');
     await writeFile(target, OTHER);
     await writeFile(`${target}.lock`, '');
@@ -161,6 +161,9 @@ describe('mergeIntoKubeconfig', () => {
       mergeIntoKubeconfig({ adminConfPath: adminPath, clusterName: 'lab', target: adminPath }),
     ).rejects.toThrow(/is the cluster's own admin.conf/);
     expect(await readFile(adminPath, 'utf8')).toBe(ADMIN_CONF);
+    await expect(
+      mergeIntoKubeconfig({ adminConfPath: adminPath, clusterName: 'lab', target: work }),
+    ).rejects.toThrow(/is a directory, not a kubeconfig file/);
   });
 });
 
