@@ -1,15 +1,26 @@
-import { readFile, stat } from 'node:fs/promises';
+import { readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { readSecrets, runPlan } from '../../src/engine/index.js';
 import { createPlaybookStepExecutor } from '../../src/executor/playbook-step-executor.js';
 import { localHosts, localTransports, makePlan, recorder, shell, task, tempDir } from './helpers.js';
+
+const dirs: string[] = [];
+/** A fresh directory, removed after the test. */
+async function freshDir(): Promise<string> {
+  const dir = await tempDir();
+  dirs.push(dir);
+  return dir;
+}
+afterEach(async () => {
+  await Promise.all(dirs.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
+});
 
 const TOKEN = 'abcdef.0123456789abcdef';
 
 describe('secret outputs', () => {
   it('stay in secrets.json (0600) and out of state, events, messages and failures', async () => {
-    const dir = await tempDir();
+    const dir = await freshDir();
     const clusterDir = join(dir, 'cluster');
     const plan = makePlan(
       [
@@ -63,7 +74,7 @@ describe('secret outputs', () => {
   });
 
   it('are loaded again on a re-run, usable in templates and still redacted', async () => {
-    const dir = await tempDir();
+    const dir = await freshDir();
     const clusterDir = join(dir, 'cluster');
     const plan = makePlan([
       task(
@@ -115,7 +126,7 @@ const playbookSteps = { executeStep: createPlaybookStepExecutor(), render: (valu
 
 describe('secrets derived from secret outputs', () => {
   it('are redacted by line and by word in commands, output, failures and state; the CA hash stays', async () => {
-    const clusterDir = join(await tempDir(), 'cluster');
+    const clusterDir = join(await freshDir(), 'cluster');
     const plan = makePlan([
       task(
         'init',
@@ -162,7 +173,7 @@ describe('secrets derived from secret outputs', () => {
   });
 
   it('are still known, piece by piece, to a resumed run (read back from secrets.json)', async () => {
-    const clusterDir = join(await tempDir(), 'cluster');
+    const clusterDir = join(await freshDir(), 'cluster');
     const plan = makePlan([
       task('init', [], ['localhost'], producers),
       task(
@@ -197,7 +208,7 @@ describe('secrets derived from secret outputs', () => {
   });
 
   it('never come from a failed no_log step: its command and output stay hidden, how it ended is told', async () => {
-    const clusterDir = join(await tempDir(), 'cluster');
+    const clusterDir = join(await freshDir(), 'cluster');
     const plan = makePlan([
       task(
         'init',
