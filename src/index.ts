@@ -8,6 +8,7 @@ export * from './errors/index.js';
 export { createTransport } from './executor/create-transport.js';
 export { runModule } from './executor/run-module.js';
 export { type TransportFactory, TransportPool } from './executor/transport-pool.js';
+export * from './kubeconfig/index.js';
 export { findModule, moduleNames } from './modules/registry.js';
 export type { Module, ModuleAction, ModuleContext, ModuleOutcome } from './modules/types.js';
 export * from './plan/index.js';

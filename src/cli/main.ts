@@ -27,6 +27,10 @@ const commands: Record<string, Command> = {
     load: async () => (await import('./commands/status.js')).statusCommand,
     summary: 'show the state of the last run',
   },
+  kubeconfig: {
+    load: async () => (await import('./commands/kubeconfig.js')).kubeconfigCommand,
+    summary: "print the path of a built cluster's kubeconfig, or --merge it into yours",
+  },
   run: {
     load: async () => (await import('./commands/run.js')).runCommand,
     summary: 'run an Ansible-style playbook against an inventory',

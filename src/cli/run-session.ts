@@ -1,6 +1,6 @@
 import { createWriteStream, type WriteStream } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { ensurePrivateDir, PRIVATE_FILE_MODE } from '../engine/private-files.js';
 import type { RunEvent, RunEventListener } from '../types/events.js';
 import { err, isInteractive, out } from './output.js';
 import { formatEventJson, formatEventLine } from './render/line-log.js';
@@ -25,8 +25,8 @@ export async function startRunSession(options: {
   const listeners: RunEventListener[] = [];
   let log: WriteStream | undefined;
   if (options.logPath) {
-    await mkdir(dirname(options.logPath), { recursive: true });
-    const stream = createWriteStream(options.logPath, { flags: 'a', mode: 0o600 });
+    await ensurePrivateDir(dirname(options.logPath));
+    const stream = createWriteStream(options.logPath, { flags: 'a', mode: PRIVATE_FILE_MODE });
     log = stream;
     listeners.push((event) => stream.write(`${formatEventJson(event)}\n`));
   }

@@ -1,6 +1,6 @@
-import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { readState } from '../engine/index.js';
+import { writePrivateFile } from '../engine/private-files.js';
 import type { Plan } from '../types/plan.js';
 import { checksToJson, formatCheckTable, parseCheckResults } from '../verify/checks.js';
 import { out } from './output.js';
@@ -17,7 +17,7 @@ export async function reportVerifyChecks(plan: Plan, clusterDir: string): Promis
   const results = parseCheckResults(state.outputs[host] ?? {});
   if (results.length === 0) return false;
   const path = join(clusterDir, 'verify.json');
-  await writeFile(path, checksToJson(results));
+  await writePrivateFile(path, checksToJson(results));
   out(`\n${formatCheckTable(results)}\nchecks written to ${path}`);
   return true;
 }

@@ -1,10 +1,13 @@
 export type { ClusterLock } from './lock.js';
 export { acquireLock, lockPath } from './lock.js';
 export { moduleStepExecutor, StepDefinitionError } from './module-step-executor.js';
+export { HIDDEN_COMMAND, hiddenResult, NO_LOG_MESSAGE } from './no-log.js';
+export { ensurePrivateDir, PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, writePrivateFile } from './private-files.js';
 export { REDACTED, Redactor } from './redactor.js';
 export { renderPlaceholders } from './render.js';
 export { DEFAULT_FORKS, runPlan } from './run-plan.js';
 export { backoffDelay, DEFAULT_RETRY_DELAY_MS, MAX_RETRY_DELAY_MS } from './run-step.js';
+export { secretFragments } from './secret-fragments.js';
 export { readSecrets, secretsPath } from './secrets-store.js';
 export type { Selection, SelectOptions } from './select.js';
 export { selectTasks } from './select.js';

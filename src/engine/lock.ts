@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
-import { mkdir, open, readFile, rm, stat } from 'node:fs/promises';
+import { open, readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ClusterLockedError } from '../errors/index.js';
+import { ensurePrivateDir, PRIVATE_FILE_MODE } from './private-files.js';
 
 /** A held cluster lock; release() is idempotent. */
 export interface ClusterLock {
@@ -41,11 +42,11 @@ function isZombie(pid: number): boolean {
  * taken over.
  */
 export async function acquireLock(clusterDir: string): Promise<ClusterLock> {
-  await mkdir(clusterDir, { recursive: true });
+  await ensurePrivateDir(clusterDir, { ours: 'state.json' });
   const path = lockPath(clusterDir);
   for (let attempt = 0; attempt < 3; attempt += 1) {
     try {
-      const handle = await open(path, 'wx', 0o644);
+      const handle = await open(path, 'wx', PRIVATE_FILE_MODE);
       try {
         await handle.writeFile(`${process.pid}\n`);
       } finally {

@@ -1,26 +1,38 @@
 import type { CommandResult } from '../types/command-result.js';
 import type { RunEvent } from '../types/events.js';
+import { secretFragments } from './secret-fragments.js';
 
 /** What replaces a secret value in events, messages and results. */
 export const REDACTED = '***';
 
 /**
- * Hides secret values (join tokens, passwords...) in everything the engine emits. Every event
- * goes through {@link Redactor.event} before a listener sees it.
+ * Hides secret values (join tokens, certificate keys, passwords...) in everything a run emits,
+ * for `kubemix up` and `kubemix run` alike: every event goes through {@link Redactor.event}
+ * before a listener sees it. What a no_log step registers is learnt with {@link Redactor.add},
+ * by its lines and credential-like words (see secretFragments), so a command built from one line
+ * or one word of it is redacted too.
  */
 export class Redactor {
   private secrets: string[] = [];
 
-  /** Adds every string found in `value` (nested objects and arrays are walked). */
+  /** Learns the secret fragments of a value (a string, or a registered result walked recursively). */
   add(value: unknown): void {
-    const found: string[] = [];
-    collectStrings(value, found);
-    for (const text of found) {
-      if (text.length === 0 || this.secrets.includes(text)) continue;
-      this.secrets.push(text);
+    let added = false;
+    for (const fragment of secretFragments(value)) {
+      if (this.secrets.includes(fragment)) continue;
+      this.secrets.push(fragment);
+      added = true;
     }
     // Longest first, so a secret that contains another is hidden whole.
-    this.secrets.sort((a, b) => b.length - a.length);
+    if (added) this.secrets.sort((a, b) => b.length - a.length);
+  }
+
+  /** True when `value` (walked like {@link add}) contains a known secret anywhere. */
+  mentions(value: unknown): boolean {
+    if (this.empty) return false;
+    const texts: string[] = [];
+    collectStrings(value, texts);
+    return texts.some((text) => this.secrets.some((secret) => text.includes(secret)));
   }
 
   /** True when no secret is known. */

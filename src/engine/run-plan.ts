@@ -104,7 +104,8 @@ async function execute(run: ExecuteContext): Promise<RunSummary> {
   }
   const secrets = await readSecrets(clusterDir);
   const redactor = new Redactor();
-  redactor.add(secrets);
+  // A resumed run knows the secrets earlier runs registered, piece by piece, as they did.
+  for (const values of Object.values(secrets)) for (const value of Object.values(values)) redactor.add(value);
   const outputs = new OutputStore(structuredClone(previous?.outputs ?? {}), secrets);
   const startedAt = now();
   const initial = StateRecorder.initial(plan, previous, outputs, startedAt.toISOString());
@@ -157,9 +158,11 @@ async function execute(run: ExecuteContext): Promise<RunSummary> {
     emit,
     signal: aborter.signal,
     register: async (host, name, value, secret) => {
+      // A value built from a secret is a secret too: it goes to secrets.json, never to state.json.
+      const isSecret = secret || redactor.mentions(value);
       if (secret) redactor.add(value);
-      outputs.register(host, name, value, secret);
-      if (secret) await recorder.saveSecrets();
+      outputs.register(host, name, value, isSecret);
+      if (isSecret) await recorder.saveSecrets();
     },
   };
   const failures: StepFailure[] = [];

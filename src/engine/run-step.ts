@@ -1,11 +1,13 @@
 import type { ModuleRunResult } from '../executor/run-module.js';
-import type { OutputChunk, Transport } from '../transport/types.js';
+import type { Transport } from '../transport/types.js';
 import type { CommandResult } from '../types/command-result.js';
 import { failedResult } from '../types/command-result.js';
 import type { RunEvent, StepStatus } from '../types/events.js';
 import type { InventoryHost } from '../types/inventory.js';
 import type { Plan, PlanStep, PlanTask } from '../types/plan.js';
 import { decisiveResult, describeFailure, formatStepFailure, tailLines } from './failure.js';
+import { lineBuffer } from './line-buffer.js';
+import { hiddenFailureReason, hiddenResult } from './no-log.js';
 import { registeredValue } from './outputs.js';
 import type { Redactor } from './redactor.js';
 import type { StepExecutor, StepFailure, StepRequest, TemplateRenderer } from './types.js';
@@ -56,8 +58,6 @@ export interface StepRunResult {
   /** One-line failure message, redacted. */
   message?: string;
 }
-
-const HIDDEN_OUTPUT = '[secret output hidden]';
 
 /**
  * Runs one step on one host: renders its args, runs attempts with exponential backoff and a
@@ -186,16 +186,20 @@ function summaryResult(ctx: StepRunContext, step: PlanStep, outcome: ModuleRunRe
   };
 }
 
-/** The result as events may show it: redacted, and with a secret step's stdout hidden whole. */
+/** The result as events may show it: redacted, or hidden whole for a no_log (secret) step. */
 function shown(ctx: StepRunContext, result: CommandResult): CommandResult {
-  const redacted = ctx.redactor.result(result);
-  return ctx.step.secret && redacted.stdout !== '' ? { ...redacted, stdout: HIDDEN_OUTPUT } : redacted;
+  return ctx.step.secret ? hiddenResult(result) : ctx.redactor.result(result);
 }
 
 function fail(ctx: StepRunContext, raw: CommandResult, outcome: ModuleRunResult | undefined): StepRunResult {
   const { task, host, step } = ctx;
   const result = shown(ctx, raw);
-  const reason = outcome ? describeFailure(outcome, raw) : raw.stderr || 'failed';
+  // A no_log step's module message may quote its output (assert, fail): only how it ended is told.
+  const reason = step.secret
+    ? hiddenFailureReason(raw)
+    : outcome
+      ? describeFailure(outcome, raw)
+      : raw.stderr || 'failed';
   const stderrTail = tailLines(result.stderr);
   const failure: StepFailure = {
     task: task.name,
@@ -217,32 +221,6 @@ function fail(ctx: StepRunContext, raw: CommandResult, outcome: ModuleRunResult 
   );
   ctx.emit({ type: 'step-end', task: task.name, host: host.name, step: step.name, status: 'failed', result });
   return { status: step.ignoreErrors ? 'ignored' : 'failed', failure, message };
-}
-
-/**
- * Emits output by whole lines, so a secret split across two chunks is still redacted as one;
- * what is left without a newline goes out on flush.
- */
-function lineBuffer(emit: (stream: 'stdout' | 'stderr', data: string) => void) {
-  const pending = { stdout: '', stderr: '' };
-  return {
-    push: (chunk: OutputChunk) => {
-      const text = pending[chunk.stream] + chunk.data;
-      const cut = text.lastIndexOf('\n');
-      if (cut === -1) {
-        pending[chunk.stream] = text;
-        return;
-      }
-      pending[chunk.stream] = text.slice(cut + 1);
-      emit(chunk.stream, text.slice(0, cut + 1));
-    },
-    flush: () => {
-      for (const stream of ['stdout', 'stderr'] as const) {
-        if (pending[stream] !== '') emit(stream, pending[stream]);
-        pending[stream] = '';
-      }
-    },
-  };
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {

@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { KubemixError } from '../errors/index.js';
 import { writeFileAtomic } from './atomic-write.js';
+import { PRIVATE_FILE_MODE } from './private-files.js';
 
 /** Secret outputs by host, then by name. */
 export type SecretOutputs = Record<string, Record<string, unknown>>;
@@ -38,6 +39,6 @@ export async function writeSecrets(clusterDir: string, outputs: SecretOutputs): 
   await writeFileAtomic(
     secretsPath(clusterDir),
     `${JSON.stringify({ version: 1, outputs }, null, 2)}\n`,
-    0o600,
+    PRIVATE_FILE_MODE,
   );
 }

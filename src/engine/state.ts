@@ -7,6 +7,7 @@ import type { RunStatus } from '../types/events.js';
 import type { InventoryHost } from '../types/inventory.js';
 import type { Plan, PlanTask } from '../types/plan.js';
 import { writeFileAtomic } from './atomic-write.js';
+import { PRIVATE_FILE_MODE } from './private-files.js';
 
 /** Version of the state file layout; bump when it changes incompatibly. */
 export const STATE_VERSION = 1;
@@ -108,9 +109,9 @@ export async function readState(clusterDir: string): Promise<ClusterState | unde
   return parsed.data as unknown as ClusterState;
 }
 
-/** Writes the state file atomically (temp file + fsync + rename). */
+/** Writes the state file atomically (temp file + fsync + rename), owner-only like everything in the cluster directory. */
 export async function writeState(clusterDir: string, state: ClusterState): Promise<void> {
-  await writeFileAtomic(statePath(clusterDir), `${JSON.stringify(state, null, 2)}\n`);
+  await writeFileAtomic(statePath(clusterDir), `${JSON.stringify(state, null, 2)}\n`, PRIVATE_FILE_MODE);
 }
 
 const sha256 = (value: unknown) => createHash('sha256').update(JSON.stringify(value)).digest('hex');

@@ -2,6 +2,7 @@ import type { Module, ModuleAction, ModuleContext, ModuleOutcome } from '../modu
 import type { Transport } from '../transport/types.js';
 import type { CommandResult } from '../types/command-result.js';
 import { failedResult, succeededResult } from '../types/command-result.js';
+import { privateGet } from './private-get.js';
 
 /** Options for driving one module on one host. */
 export interface RunModuleOptions {
@@ -72,7 +73,7 @@ async function perform(action: ModuleAction, options: RunModuleOptions): Promise
     case 'put':
       return transport.put(action);
     case 'get':
-      return transport.get(action);
+      return privateGet(transport, action);
     case 'sleep': {
       const started = Date.now();
       await sleep(action.ms, signal);

@@ -1,10 +1,12 @@
 import { readFile } from 'node:fs/promises';
 import { basename, isAbsolute, join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
+import { lineBuffer } from '../engine/line-buffer.js';
+import { hiddenResult, NO_LOG_MESSAGE } from '../engine/no-log.js';
+import { Redactor } from '../engine/redactor.js';
 import { ConnectionError, SpecError, UsageError } from '../errors/index.js';
 import { type TransportFactory, TransportPool } from '../executor/transport-pool.js';
 import { renderString, renderValue } from '../template/index.js';
-import type { CommandResult } from '../types/command-result.js';
 import type { RunEvent, RunEventListener, RunStatus, StepStatus } from '../types/events.js';
 import type { InventoryHost } from '../types/inventory.js';
 import { executeTask, OMIT, type TaskOutcome } from './execute-task.js';
@@ -67,9 +69,6 @@ export interface PlaybookResult {
   durationMs: number;
 }
 
-const NO_LOG_MSG =
-  "the output has been hidden due to the fact that 'no_log: true' was specified for this result";
-
 /** The machine running kubemix, when a play or delegate_to names `localhost` and the inventory does not. */
 export const IMPLICIT_LOCALHOST: InventoryHost = {
   name: 'localhost',
@@ -89,10 +88,6 @@ async function mapLimit<T>(items: T[], limit: number, fn: (item: T) => Promise<v
   await Promise.all(workers);
 }
 
-function redacted(result: CommandResult): CommandResult {
-  return { ...result, command: '<hidden by no_log>', stdout: '', stderr: '' };
-}
-
 /**
  * Runs an Ansible playbook with the linear strategy: each task runs on every play host (at
  * most `forks` at once) before the next task starts. A failed host leaves the rest of the
@@ -105,8 +100,11 @@ export async function runPlaybook(options: RunPlaybookOptions): Promise<Playbook
   const playbook =
     typeof options.playbook === 'string' ? await loadPlaybook(options.playbook) : options.playbook;
   const { inventory } = options;
+  // The same redaction as `kubemix up`: what a no_log task registers is a secret for the rest
+  // of the run, hidden wherever it turns up again (commands, output, messages, records).
+  const redactor = new Redactor();
   const emit = (event: DistributiveOmit<RunEvent, 'time'>) =>
-    options.onEvent?.({ ...event, time: new Date().toISOString() } as RunEvent);
+    options.onEvent?.(redactor.event({ ...event, time: new Date().toISOString() } as RunEvent));
   const extraVars = options.extraVars ?? {};
   const forks = options.forks ?? 5;
   const pool = options.pool ?? new TransportPool(options.transports);
@@ -252,7 +250,7 @@ export async function runPlaybook(options: RunPlaybookOptions): Promise<Playbook
         task: task.name,
         status: firstError ? 'failed' : 'done',
         ...(firstError
-          ? { error: task.noLog ? `${firstError.split(':')[0]}: ${NO_LOG_MSG}` : firstError }
+          ? { error: task.noLog ? `${firstError.split(':')[0]}: ${NO_LOG_MESSAGE}` : firstError }
           : {}),
         durationMs: Date.now() - taskStarted,
       });
@@ -292,21 +290,16 @@ export async function runPlaybook(options: RunPlaybookOptions): Promise<Playbook
           ignored: false,
         };
       }
+      const output = lineBuffer((stream, data) =>
+        emit({ type: 'step-output', task: task.name, host: host.name, step: task.name, stream, data }),
+      );
       const execOptions: Parameters<typeof executeTask>[0] = {
         task,
         host,
         transport,
         vars,
         check: options.check === true,
-        onOutput: (chunk) =>
-          emit({
-            type: 'step-output',
-            task: task.name,
-            host: host.name,
-            step: task.name,
-            stream: chunk.stream,
-            data: chunk.data,
-          }),
+        onOutput: output.push,
         onRetry: ({ attempt, delayMs, result }) =>
           emit({
             type: 'step-retry',
@@ -315,13 +308,14 @@ export async function runPlaybook(options: RunPlaybookOptions): Promise<Playbook
             step: task.name,
             attempt,
             delayMs,
-            result: task.noLog ? redacted(result) : result,
+            result: task.noLog ? hiddenResult(result) : result,
           }),
       };
       if (target !== host) execOptions.delegateHost = target;
       if (options.signal) execOptions.signal = options.signal;
       if (options.timeoutMs !== undefined) execOptions.timeoutMs = options.timeoutMs;
       const outcome = await executeTask(execOptions);
+      output.flush();
       if (outcome.unreachable) await pool.forget(target.name);
       return outcome;
     };
@@ -333,6 +327,11 @@ export async function runPlaybook(options: RunPlaybookOptions): Promise<Playbook
       outcome: TaskOutcome,
       applyTo: InventoryHost[],
     ) => {
+      // Learnt before anything else about this task is emitted or recorded.
+      if (task.noLog) {
+        if (task.register) redactor.add(outcome.registered);
+        redactor.add(outcome.facts);
+      }
       stats[host.name] ??= emptyStats();
       const s = stats[host.name]!;
       if (outcome.unreachable) {
@@ -374,7 +373,7 @@ export async function runPlaybook(options: RunPlaybookOptions): Promise<Playbook
           }
         }
       }
-      const result = task.noLog ? redacted(outcome.lastResult) : outcome.lastResult;
+      const result = task.noLog ? hiddenResult(outcome.lastResult) : outcome.lastResult;
       emit({
         type: 'step-end',
         task: task.name,
@@ -390,8 +389,8 @@ export async function runPlaybook(options: RunPlaybookOptions): Promise<Playbook
         status: outcome.status,
         ignored: outcome.ignored,
       };
-      const msg = task.noLog ? NO_LOG_MSG : outcome.msg;
-      if (msg !== undefined) rec.msg = msg;
+      const msg = task.noLog ? NO_LOG_MESSAGE : outcome.msg;
+      if (msg !== undefined) rec.msg = redactor.text(msg);
       if (outcome.registered['skipped'] !== true && task.delegateTo) rec.delegatedTo = task.delegateTo;
       records.push(rec);
     };

@@ -4,9 +4,23 @@ import { Redactor } from '../../src/engine/index.js';
 describe('Redactor', () => {
   it('hides every known secret, the longest first', () => {
     const redactor = new Redactor();
-    redactor.add('abc');
-    redactor.add({ nested: ['abcdef', ''] });
-    expect(redactor.text('token abcdef and abc')).toBe('token *** and ***');
+    redactor.add('abcdef');
+    redactor.add({ nested: ['abcdef123', ''] });
+    expect(redactor.text('token abcdef123 and abcdef')).toBe('token *** and ***');
+  });
+
+  it('hides a line or a word of a multi-line secret wherever it is used, and knows what mentions one', () => {
+    const redactor = new Redactor();
+    const key = '6f0ad3c8e5b84f7c9d0e1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f7';
+    redactor.add(`[upload-certs] Using certificate key:\n${key}`);
+    redactor.add(
+      'kubeadm join 10.0.0.1:6443 --token x7k2pq.a8b7c6d5e4f3g2h1 --discovery-token-ca-cert-hash sha256:1a15',
+    );
+    expect(
+      redactor.text(`kubeadm join 10.0.0.1:6443 --token x7k2pq.a8b7c6d5e4f3g2h1 --certificate-key ${key}`),
+    ).toBe('kubeadm join 10.0.0.1:6443 --token *** --certificate-key ***');
+    expect(redactor.mentions({ stdout: `joined with ${key}` })).toBe(true);
+    expect(redactor.mentions({ stdout: 'joined' })).toBe(false);
   });
 
   it('redacts command, stdout and stderr of results inside events', () => {

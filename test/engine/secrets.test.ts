@@ -1,14 +1,26 @@
-import { readFile, stat } from 'node:fs/promises';
+import { readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { readSecrets, runPlan } from '../../src/engine/index.js';
+import { createPlaybookStepExecutor } from '../../src/executor/playbook-step-executor.js';
 import { localHosts, localTransports, makePlan, recorder, shell, task, tempDir } from './helpers.js';
+
+const dirs: string[] = [];
+/** A fresh directory, removed after the test. */
+async function freshDir(): Promise<string> {
+  const dir = await tempDir();
+  dirs.push(dir);
+  return dir;
+}
+afterEach(async () => {
+  await Promise.all(dirs.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
+});
 
 const TOKEN = 'abcdef.0123456789abcdef';
 
 describe('secret outputs', () => {
   it('stay in secrets.json (0600) and out of state, events, messages and failures', async () => {
-    const dir = await tempDir();
+    const dir = await freshDir();
     const clusterDir = join(dir, 'cluster');
     const plan = makePlan(
       [
@@ -49,9 +61,9 @@ describe('secret outputs', () => {
       expect(text).not.toContain(TOKEN);
       expect(text).not.toContain('0123456789abcdef');
     }
-    // The producing step's output is hidden whole, not streamed.
+    // The producing step is hidden whole, as Ansible hides a no_log result, and not streamed.
     const tokenStep = events.of('step-end').find((e) => e.step === 'create token');
-    expect(tokenStep?.result.stdout).toBe('[secret output hidden]');
+    expect(tokenStep?.result).toMatchObject({ command: '<hidden by no_log>', stdout: '', stderr: '' });
     expect(events.of('step-output').filter((e) => e.step === 'create token')).toEqual([]);
     expect(
       events
@@ -62,7 +74,7 @@ describe('secret outputs', () => {
   });
 
   it('are loaded again on a re-run, usable in templates and still redacted', async () => {
-    const dir = await tempDir();
+    const dir = await freshDir();
     const clusterDir = join(dir, 'cluster');
     const plan = makePlan([
       task(
@@ -86,5 +98,149 @@ describe('secret outputs', () => {
     expect((await readFile(join(dir, 'used'), 'utf8')).trim()).toBe(TOKEN);
     expect(JSON.stringify(events.events)).not.toContain(TOKEN);
     expect(events.of('step-end')[0]?.result.command).toBe(`echo *** > ${dir}/used; echo ***`);
+  });
+});
+
+// The up path's executor (cluster playbook steps, Jinja templates) with the shapes kubeadm prints:
+// `kubeadm init phase upload-certs --upload-certs` ends with the key on its own line,
+// `kubeadm token create --print-join-command` prints one command line.
+const KEY = '6f0ad3c8e5b84f7c9d0e1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f7';
+const CA_HASH = 'sha256:1a1599705b8f23b3ab13d1f3bd1b6c45444ecfd7e0450774b7b724f2b019764c';
+const producers = [
+  shell('upload certs', `printf '%s\\n' '[upload-certs] Using certificate key:' ${KEY}`, {
+    register: 'certificate_upload',
+    secret: true,
+    keywords: {},
+  }),
+  shell(
+    'join command',
+    `echo kubeadm join 10.0.0.1:6443 --token ${TOKEN} --discovery-token-ca-cert-hash ${CA_HASH}`,
+    {
+      register: 'join_command',
+      secret: true,
+      keywords: {},
+    },
+  ),
+];
+const playbookSteps = { executeStep: createPlaybookStepExecutor(), render: (value: unknown) => value };
+
+describe('secrets derived from secret outputs', () => {
+  it('are redacted by line and by word in commands, output, failures and state; the CA hash stays', async () => {
+    const clusterDir = join(await freshDir(), 'cluster');
+    const plan = makePlan([
+      task(
+        'init',
+        [],
+        ['localhost'],
+        [
+          ...producers,
+          shell(
+            'join',
+            'echo "{{ join_command.stdout }} --control-plane --certificate-key {{ certificate_upload.stdout_lines | last }}"',
+            { register: 'joined', keywords: {} },
+          ),
+          shell('refused', 'echo "bad key {{ certificate_upload.stdout_lines | last }}" >&2; exit 1', {
+            keywords: {},
+          }),
+        ],
+      ),
+    ]);
+    const events = recorder();
+    const summary = await runPlan({
+      plan,
+      clusterDir,
+      transports: localTransports,
+      onEvent: events.onEvent,
+      ...playbookSteps,
+    });
+    expect(summary.status).toBe('failed');
+    const shown = `kubeadm join 10.0.0.1:6443 --token *** --discovery-token-ca-cert-hash ${CA_HASH} --control-plane --certificate-key ***`;
+    const joinStep = events.of('step-end').find((e) => e.step === 'join');
+    expect(joinStep?.result.command).toContain(shown);
+    expect(joinStep?.result.stdout).toBe(`${shown}\n`);
+    expect(summary.failures[0]?.stderrTail).toBe('bad key ***');
+    const state = await readFile(join(clusterDir, 'state.json'), 'utf8');
+    for (const text of [JSON.stringify(events.events), JSON.stringify(summary), state]) {
+      expect(text).not.toContain(KEY);
+      expect(text).not.toContain(TOKEN);
+    }
+    // A value built from a secret is kept with the secrets.
+    expect(Object.keys((await readSecrets(clusterDir))['localhost'] ?? {}).sort()).toEqual([
+      'certificate_upload',
+      'join_command',
+      'joined',
+    ]);
+  });
+
+  it('are still known, piece by piece, to a resumed run (read back from secrets.json)', async () => {
+    const clusterDir = join(await freshDir(), 'cluster');
+    const plan = makePlan([
+      task('init', [], ['localhost'], producers),
+      task(
+        'use',
+        ['init'],
+        ['localhost'],
+        [
+          shell(
+            'use',
+            'echo key={{ outputs.certificate_upload.splitlines() | last }} token={{ outputs.join_command.split()[4] }}',
+            {
+              keywords: {},
+            },
+          ),
+        ],
+      ),
+    ]);
+    await runPlan({ plan, clusterDir, transports: localTransports, stopAfter: 'init', ...playbookSteps });
+    const events = recorder();
+    const summary = await runPlan({
+      plan,
+      clusterDir,
+      transports: localTransports,
+      onEvent: events.onEvent,
+      ...playbookSteps,
+    });
+    expect(summary.status).toBe('succeeded');
+    expect(events.started()).toEqual(['use']);
+    expect(events.of('step-end')[0]?.result.stdout).toBe('key=*** token=***\n');
+    expect(JSON.stringify(events.events)).not.toContain(KEY);
+    expect(JSON.stringify(events.events)).not.toContain(TOKEN);
+  });
+
+  it('never come from a failed no_log step: its command and output stay hidden, how it ended is told', async () => {
+    const clusterDir = join(await freshDir(), 'cluster');
+    const plan = makePlan([
+      task(
+        'init',
+        [],
+        ['localhost'],
+        [
+          shell('init', `echo "password ${KEY}"; echo "cannot use ${KEY}" >&2; exit 3`, {
+            secret: true,
+            keywords: {},
+          }),
+        ],
+      ),
+    ]);
+    const events = recorder();
+    const summary = await runPlan({
+      plan,
+      clusterDir,
+      transports: localTransports,
+      onEvent: events.onEvent,
+      ...playbookSteps,
+    });
+    expect(summary.failures).toEqual([
+      {
+        task: 'init',
+        host: 'localhost',
+        step: 'init',
+        command: '<hidden by no_log>',
+        exitCode: 3,
+        stderrTail: '',
+      },
+    ]);
+    expect(summary.error).toContain('exit code 3: the output has been hidden');
+    expect(JSON.stringify(events.events)).not.toContain(KEY);
   });
 });

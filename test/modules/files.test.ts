@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -147,15 +147,23 @@ describe('fetch', () => {
     });
     expect(fetched.outcome).toMatchObject({ changed: true, failed: true });
     expect(fetched.outcome.msg).toContain('checksum mismatch');
-    await writeFile(join(dir, 'flat.txt'), 'node1\n');
+    await writeFile(join(dir, 'flat.txt'), 'node1\n', { mode: 0o600 });
     const same = drive(fetchModule, { src: '/etc/hostname', dest: join(dir, 'flat.txt'), flat: true }, [
       result(`${sha('node1\n')}\n`),
     ]);
     expect(same.outcome).toMatchObject({ changed: false, failed: false });
+    // The same content readable by others (a copy from an older kubemix) is fetched again, privately.
+    await chmod(join(dir, 'flat.txt'), 0o644);
+    const exposed = drive(fetchModule, { src: '/etc/hostname', dest: join(dir, 'flat.txt'), flat: true }, [
+      result(`${sha('node1\n')}\n`),
+      result(),
+    ]);
+    expect(exposed.actions.map((a) => a.kind)).toEqual(['exec', 'get']);
     const missing = drive(fetchModule, { src: '/nope', dest: dir, fail_on_missing: false }, [
       result('__KMX_MISSING__\n'),
     ]);
     expect(missing.outcome).toMatchObject({ changed: false, failed: false });
+    await rm(dir, { recursive: true, force: true });
   });
 });
 

@@ -146,6 +146,50 @@ all:
     expect(JSON.stringify(result.records)).not.toContain('s3cr3t-value');
   });
 
+  it('treats what a no_log task registers as a secret for the rest of the run, line by line and word by word', async () => {
+    // The same mechanism as `kubemix up`: a later task that renders one line or one word of the
+    // registered output shows *** there, in its command, its output, its message and its failure.
+    const key = '6f0ad3c8e5b84f7c9d0e1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f7';
+    const token = 'x7k2pq.a8b7c6d5e4f3g2h1';
+    const caHash = 'sha256:1a1599705b8f23b3ab13d1f3bd1b6c45444ecfd7e0450774b7b724f2b019764c';
+    const { events, onEvent } = eventLog();
+    const result = await runPlaybook({
+      playbook: playbook(`
+- hosts: web1
+  tasks:
+    - name: upload certs
+      shell: printf '%s\\n' 'Using certificate key:' ${key}
+      register: certs
+      no_log: true
+    - name: join command
+      shell: echo kubeadm join 10.0.0.1:6443 --token ${token} --discovery-token-ca-cert-hash ${caHash}
+      register: joiner
+      no_log: true
+    - name: join
+      shell: echo "{{ joiner.stdout }} --certificate-key {{ certs.stdout_lines | last }}"
+    - name: tell
+      debug: { msg: "token {{ joiner.stdout.split()[4] }}" }
+    - name: refuse
+      fail: { msg: "bad key {{ certs.stdout_lines | last }}" }
+`),
+      inventory,
+      transports: localTransports,
+      onEvent,
+    });
+    expect(result.exitCode).toBe(2);
+    const join = events.find((e) => e.type === 'step-end' && e.step === 'join');
+    expect(join).toMatchObject({
+      result: {
+        stdout: `kubeadm join 10.0.0.1:6443 --token *** --discovery-token-ca-cert-hash ${caHash} --certificate-key ***\n`,
+      },
+    });
+    expect(result.records.map((r) => r.msg)).toEqual(expect.arrayContaining(['token ***', 'bad key ***']));
+    for (const text of [JSON.stringify(events), JSON.stringify(result.records)]) {
+      expect(text).not.toContain(key);
+      expect(text).not.toContain(token);
+    }
+  });
+
   it('honours --limit, extra vars over play vars, and forks', async () => {
     const { events, onEvent } = eventLog();
     const result = await runPlaybook({

@@ -1,5 +1,9 @@
+import { existsSync } from 'node:fs';
+import { readState } from '../../engine/index.js';
+import { kubeconfigKey } from '../../kubeconfig/merge.js';
+import { sq } from '../../modules/shell.js';
 import { TASK_NAMES } from '../../types/plan.js';
-import { loadClusterContext } from '../cluster-context.js';
+import { adminConfPath, type ClusterContext, loadClusterContext } from '../cluster-context.js';
 import {
   choiceOption,
   intOption,
@@ -52,7 +56,8 @@ export async function upCommand(argv: string[]): Promise<number> {
   }
   const forks = intOption('forks', values.forks, { min: 1 });
   const logFormat = choiceOption('log-format', values['log-format'], ['text', 'json'] as const) ?? 'text';
-  const context = await loadClusterContext(onePositional('up', positionals, 'spec'), values);
+  const specArgument = onePositional('up', positionals, 'spec');
+  const context = await loadClusterContext(specArgument, values);
   const plan = context.upPlan();
   const code = await runPlanWithRenderers(plan, context.clusterDir, {
     logFormat,
@@ -61,6 +66,36 @@ export async function upCommand(argv: string[]): Promise<number> {
     ...(values['stop-before'] !== undefined ? { stopBefore: values['stop-before'] } : {}),
     ...(values.from !== undefined ? { from: values.from } : {}),
   });
-  if (logFormat === 'text') await reportVerifyChecks(plan, context.clusterDir);
+  if (logFormat === 'text') {
+    await reportVerifyChecks(plan, context.clusterDir);
+    await printNextSteps(context, specArguments(specArgument, values));
+  }
   return code;
+}
+
+/**
+ * After a complete build: how to reach the cluster (kind and kubeadm end the same way). `again`
+ * is the spec and options that select this cluster, to repeat in the kubeconfig command.
+ */
+async function printNextSteps(context: ClusterContext, again: string[]): Promise<void> {
+  const admin = adminConfPath(context.clusterDir);
+  const state = await readState(context.clusterDir);
+  if (state?.lastRun?.status !== 'succeeded' || !existsSync(admin)) return;
+  out(`
+Cluster ${context.spec.name} is up. To use it:
+  export KUBECONFIG=${sq(admin)}
+  kubectl get nodes -o wide
+or add it to your kubeconfig as context ${kubeconfigKey(context.spec.name)}:
+  kubemix kubeconfig ${again.join(' ')} --merge`);
+}
+
+/** The spec argument plus the options that select the cluster (short form, --cluster-dir), shell-quoted. */
+function specArguments(spec: string, values: Record<string, unknown>): string[] {
+  const words = [sq(spec)];
+  for (const name of [...Object.keys(SHORT_FORM_OPTIONS), 'cluster-dir']) {
+    const value = values[name];
+    for (const item of Array.isArray(value) ? value : value === undefined ? [] : [value])
+      words.push(`--${name}`, sq(String(item)));
+  }
+  return words;
 }

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { join, posix } from 'node:path';
 import { optionalBool, rejectUnknown, requireString } from '../args.js';
 import { sq } from '../shell.js';
@@ -21,9 +21,20 @@ function localSha256(path: string): string | undefined {
   }
 }
 
+/** True when only the owner may read the local file (the executor fetches files 0600). */
+function ownerOnly(path: string): boolean {
+  try {
+    return (statSync(path).mode & 0o077) === 0;
+  } catch {
+    return false;
+  }
+}
+
 /**
  * `fetch`: copies a remote file to `dest/<inventory_hostname>/<src>` (or to `dest` itself with
- * `flat: yes`), only when the local copy differs.
+ * `flat: yes`), only when the local copy differs. Unlike Ansible's, the local copy is always
+ * owner-only (0600, see executor/private-get.ts): fetched files are often credentials
+ * (admin.conf); a copy others can read is fetched again.
  */
 export const fetchModule: Module<FetchArgs> = {
   name: 'fetch',
@@ -57,7 +68,7 @@ export const fetchModule: Module<FetchArgs> = {
         : { changed: false, failed: false, msg, data: { file: args.src } };
     }
     const data = { dest: local, remote_checksum: remote, checksum: remote };
-    if (localSha256(local) === remote) return { changed: false, failed: false, data };
+    if (localSha256(local) === remote && ownerOnly(local)) return { changed: false, failed: false, data };
     if (context.checkMode)
       return { changed: true, failed: false, msg: `would fetch ${args.src} to ${local}`, data };
     const got = yield { kind: 'get', remotePath: args.src, localPath: local };

@@ -147,7 +147,7 @@ export async function openConnection(params: ConnectParams): Promise<Client> {
     }
     if (hostKeys.policy === 'accept-new' && hostKeys.recordFile) {
       try {
-        mkdirSync(dirname(hostKeys.recordFile), { recursive: true });
+        mkdirSync(dirname(hostKeys.recordFile), { recursive: true, mode: 0o700 });
         appendFileSync(hostKeys.recordFile, `${formatKnownHostsLine(params.address, params.port, key)}\n`, {
           mode: 0o600,
         });

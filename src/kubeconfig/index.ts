@@ -1,0 +1,9 @@
+export {
+  asKubeconfig,
+  clusterKubeconfig,
+  type Kubeconfig,
+  kubeconfigKey,
+  mergeKubeconfig,
+  type NamedEntry,
+} from './merge.js';
+export { kubeconfigPathForMerge, type MergeResult, mergeIntoKubeconfig } from './merge-file.js';

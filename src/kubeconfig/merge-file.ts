@@ -1,0 +1,95 @@
+import { existsSync, statSync } from 'node:fs';
+import { open, readFile, realpath, rm } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { delimiter, dirname, join, resolve } from 'node:path';
+import { parseDocument, stringify } from 'yaml';
+import { writeFileAtomic } from '../engine/atomic-write.js';
+import { ensurePrivateDir, PRIVATE_FILE_MODE } from '../engine/private-files.js';
+import { KubemixError } from '../errors/index.js';
+import { asKubeconfig, clusterKubeconfig, type Kubeconfig, kubeconfigKey, mergeKubeconfig } from './merge.js';
+
+/**
+ * The file kubectl would write a new context to (kind's pathForMerge in
+ * sigs.k8s.io/kind pkg/cluster/internal/kubeconfig/internal/kubeconfig/paths.go, from kubectl's
+ * rules): with $KUBECONFIG set, its only file, else the first of its files that exists, else the
+ * last one; without it, ~/.kube/config.
+ */
+export function kubeconfigPathForMerge(env: NodeJS.ProcessEnv = process.env, home = homedir()): string {
+  const listed = [...new Set((env['KUBECONFIG'] ?? '').split(delimiter).filter((p) => p !== ''))];
+  if (listed.length === 0) return join(home, '.kube', 'config');
+  if (listed.length === 1) return resolve(listed[0]!);
+  const existing = listed.find((p) => existsSync(p) && !statSync(p).isDirectory());
+  return resolve(existing ?? listed.at(-1)!);
+}
+
+/** What {@link mergeIntoKubeconfig} did. */
+export interface MergeResult {
+  /** The kubeconfig file written. */
+  path: string;
+  /** The cluster, user and context name, now the current context. */
+  context: string;
+}
+
+/**
+ * Merges a cluster's admin kubeconfig into the user's kubeconfig (see mergeKubeconfig) and makes
+ * it the current context. The file is locked like kubectl and kind lock it (`<file>.lock`,
+ * created exclusively), written atomically through symlinks, and left 0600; a directory created
+ * for it is 0700. Errors name files, never their contents (they hold credentials).
+ */
+export async function mergeIntoKubeconfig(options: {
+  adminConfPath: string;
+  clusterName: string;
+  target?: string;
+}): Promise<MergeResult> {
+  const target = options.target ?? kubeconfigPathForMerge();
+  const addition = clusterKubeconfig(
+    await readKubeconfig(options.adminConfPath),
+    options.clusterName,
+    options.adminConfPath,
+  );
+  if (existsSync(target) && statSync(target).isDirectory())
+    throw new KubemixError(`${target} is a directory, not a kubeconfig file`, { exitCode: 2 });
+  if (existsSync(target) && (await realpath(target)) === (await realpath(options.adminConfPath)))
+    throw new KubemixError(
+      `${target} is the cluster's own admin.conf (KUBECONFIG points at it); unset KUBECONFIG to merge into ~/.kube/config`,
+      { exitCode: 2 },
+    );
+  await ensurePrivateDir(dirname(target));
+  const lock = `${target}.lock`;
+  try {
+    await (await open(lock, 'wx', PRIVATE_FILE_MODE)).close();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    throw new KubemixError(
+      `${target} is locked by another program (${lock} exists); try again, or remove the lock if no kubectl is running`,
+    );
+  }
+  try {
+    const existing = existsSync(target) ? await readKubeconfig(target) : {};
+    const merged = mergeKubeconfig(asKubeconfig(existing, target), addition);
+    const path = existsSync(target) ? await realpath(target) : target;
+    await writeFileAtomic(path, stringify(merged), PRIVATE_FILE_MODE);
+    return { path: target, context: kubeconfigKey(options.clusterName) };
+  } finally {
+    await rm(lock, { force: true });
+  }
+}
+
+/** Parses a kubeconfig file; a syntax error names the file and position, never the text. */
+async function readKubeconfig(path: string): Promise<Kubeconfig> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    throw new KubemixError(`cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`, {
+      exitCode: 2,
+    });
+  }
+  const document = parseDocument(text);
+  const problem = document.errors[0];
+  if (problem) {
+    const at = problem.linePos?.[0];
+    throw new KubemixError(`${path}${at ? `:${at.line}:${at.col}` : ''}: not valid YAML`, { exitCode: 2 });
+  }
+  return asKubeconfig(document.toJS(), path);
+}

@@ -1,0 +1,165 @@
+import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { execa } from 'execa';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { type MixedClusterLab, startMixedClusterLab } from '../../fixtures/cluster-lab/mixed-lab.js';
+
+// What a 3-controller `kubemix up` leaves behind, run the way a careless machine would run it:
+// with umask 000. No secret (bootstrap tokens, the --upload-certs certificate key, the Windows
+// password, the SSH private key, admin.conf's client credentials) may appear in anything kubemix
+// printed or wrote, except the two files whose job is to hold them (secrets.json, admin.conf),
+// and every file and directory kubemix created is private to its owner.
+const cliPath = fileURLToPath(new URL('../../dist/src/cli/main.js', import.meta.url));
+
+let lab: MixedClusterLab;
+let root: string;
+
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), 'kmx-secrets-e2e-'));
+  lab = await startMixedClusterLab({
+    controllers: 3,
+    linuxWorkers: 1,
+    windowsWorkers: 1,
+    rebootDownMs: 300,
+    scale: 0,
+    dir: join(root, 'lab'),
+    name: 'secret-ha',
+  });
+});
+
+afterAll(async () => {
+  await lab?.stop();
+  if (root) await rm(root, { recursive: true, force: true });
+});
+
+/** The built CLI run from a shell with the given umask, as `umask 000; kubemix ...` would. */
+function kubemixWithUmask(umask: string, args: string[], env: Record<string, string> = {}) {
+  return execa('sh', ['-c', `umask ${umask} && exec node "$@"`, 'sh', cliPath, ...args], {
+    reject: false,
+    env: { CI: 'true', ...env },
+  });
+}
+
+/** Every file under `dir` (recursively) with its mode, and every directory. */
+async function walk(dir: string): Promise<{ files: string[]; dirs: string[] }> {
+  const files: string[] = [];
+  const dirs: string[] = [dir];
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) {
+      const inner = await walk(path);
+      files.push(...inner.files);
+      dirs.push(...inner.dirs);
+    } else files.push(path);
+  }
+  return { files, dirs };
+}
+
+const mode = async (path: string) => ((await stat(path)).mode & 0o777).toString(8);
+
+/** The base64 lines of a PEM/OpenSSH private key body: any of them showing up is a leak. */
+const keyBodyLines = (pem: string) =>
+  pem
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line.length >= 16 && !line.startsWith('-----'));
+
+describe('secrets at rest after a 3-controller up', () => {
+  it('appear nowhere but secrets.json and admin.conf, which are 0600 in 0700 directories', async () => {
+    // Two parents kubemix must create itself: they, too, must end up private.
+    const clusterDir = join(root, 'home', 'clusters', 'secret-ha');
+    const up = await kubemixWithUmask('000', ['up', lab.specPath, '--cluster-dir', clusterDir]);
+    expect(up.stderr).toBe('');
+    expect(up.exitCode).toBe(0);
+    expect(up.stdout).toContain('DONE  verify');
+
+    const cluster = (await lab.linux.cluster.cluster())!;
+    const tokens = (await lab.linux.cluster.listTokens()).map((t) => t.token);
+    // kubeadm init's token and the fresh one the workers and controllers joined with.
+    expect(tokens.length).toBeGreaterThanOrEqual(2);
+    const certificateKey = cluster.certificateKey?.key;
+    expect(certificateKey).toMatch(/^[0-9a-f]{64}$/);
+    const admin = parse(await readFile(join(clusterDir, 'admin.conf'), 'utf8')) as {
+      users: { user: Record<string, string> }[];
+    };
+    const adminUser = admin.users[0]!.user;
+    const secrets: Record<string, string> = {
+      'certificate key': certificateKey!,
+      'Windows password': process.env[lab.passwordEnv]!,
+      'admin.conf client key': adminUser['client-key-data']!,
+      'admin.conf client certificate': adminUser['client-certificate-data']!,
+      'admin credential': cluster.adminCredential,
+    };
+    for (const [i, token] of tokens.entries()) {
+      secrets[`bootstrap token ${i}`] = token;
+      secrets[`bootstrap token ${i} secret part`] = token.split('.')[1]!;
+    }
+    const privateKey = await readFile(lab.linux.privateKeyPath, 'utf8');
+    for (const [i, line] of keyBodyLines(privateKey).entries()) secrets[`SSH private key line ${i}`] = line;
+
+    const { files, dirs } = await walk(clusterDir);
+    const scanned = files.filter((f) => !['secrets.json', 'admin.conf'].includes(relative(clusterDir, f)));
+    expect(scanned.map((f) => relative(clusterDir, f))).toEqual(
+      expect.arrayContaining(['state.json', 'verify.json', expect.stringMatching(/^runs\/.*\.jsonl$/)]),
+    );
+    const texts: Record<string, string> = { 'kubemix stdout': up.stdout, 'kubemix stderr': up.stderr };
+    for (const file of scanned) texts[relative(clusterDir, file)] = await readFile(file, 'utf8');
+    const leaks: string[] = [];
+    for (const [where, text] of Object.entries(texts))
+      for (const [what, value] of Object.entries(secrets))
+        if (text.includes(value)) leaks.push(`${what} in ${where}`);
+    // Soft checks: a run on broken code reports every kind of problem at once.
+    expect.soft(leaks).toEqual([]);
+
+    // Redaction is by token, not by line: the other controllers' join command is still readable,
+    // with the CA hash (public: a hash of the CA's public key) and *** where the secrets were.
+    const log = Object.entries(texts)
+      .filter(([where]) => where.startsWith('runs/'))
+      .map(([, text]) => text)
+      .join('\n');
+    expect
+      .soft(log.includes(`--discovery-token-ca-cert-hash ${cluster.caCertHash}`), 'CA hash shown')
+      .toBe(true);
+    expect
+      .soft(log.includes('--control-plane --certificate-key ***'), 'certificate key redacted in place')
+      .toBe(true);
+
+    // Owner only, whatever the umask: the files, the cluster directory and the parents kubemix made.
+    const modes: Record<string, string> = {};
+    for (const file of files) modes[relative(root, file)] = await mode(file);
+    for (const dir of [...dirs, join(root, 'home', 'clusters'), join(root, 'home')])
+      modes[`${relative(root, dir)}/`] = await mode(dir);
+    expect
+      .soft(Object.entries(modes).filter(([path, m]) => m !== (path.endsWith('/') ? '700' : '600')))
+      .toEqual([]);
+
+    // What to do next, once the cluster is up.
+    expect
+      .soft(up.stdout.includes(`export KUBECONFIG='${join(clusterDir, 'admin.conf')}'`), 'export')
+      .toBe(true);
+    expect.soft(up.stdout.includes('kubectl get nodes -o wide'), 'kubectl hint').toBe(true);
+
+    // The way in that the hint names: merge into the user's kubeconfig, owner-only, nothing printed.
+    const kubeconfig = join(root, 'user', '.kube', 'config');
+    const merge = await kubemixWithUmask(
+      '000',
+      ['kubeconfig', lab.specPath, '--cluster-dir', clusterDir, '--merge'],
+      { KUBECONFIG: kubeconfig },
+    );
+    expect(merge.exitCode).toBe(0);
+    for (const value of Object.values(secrets)) expect(`${merge.stdout}${merge.stderr}`).not.toContain(value);
+    expect(parse(await readFile(kubeconfig, 'utf8'))).toMatchObject({
+      'current-context': 'kubemix-secret-ha',
+      clusters: [
+        { name: 'kubemix-secret-ha', cluster: { server: `https://${cluster.controlPlaneEndpoint}` } },
+      ],
+    });
+    expect([await mode(kubeconfig), await mode(join(root, 'user', '.kube'))]).toEqual(['600', '700']);
+
+    const down = await kubemixWithUmask('000', ['down', lab.specPath, '--cluster-dir', clusterDir]);
+    expect(down.exitCode).toBe(0);
+  });
+});
