@@ -5,7 +5,7 @@ import type { CommandResult } from '../../types/command-result.js';
 import { failedResult, succeededResult } from '../../types/command-result.js';
 import type { ExecRequest, GetRequest, PutRequest, Transport } from '../types.js';
 import { openConnection, TransientConnectError } from './connect.js';
-import { ConnectionPool, type ShellLease } from './connection-pool.js';
+import { type ChannelExit, ConnectionPool, type ShellLease } from './connection-pool.js';
 import { type FramedOutcome, FrameReader } from './frame-reader.js';
 import { PowerShellMode } from './powershell-mode.js';
 import { type ResolvedTarget, resolveTarget, type SshTransportOptions } from './resolve-options.js';
@@ -219,6 +219,7 @@ export class SshTransport implements Transport {
     if (request.onOutput) readerOptions.onOutput = request.onOutput;
     const reader = new FrameReader(token, readerOptions);
     let channel: ClientChannel;
+    let exited: Promise<ChannelExit>;
     let connAlive: () => boolean;
     let lostReason: () => string | undefined;
     try {
@@ -228,13 +229,13 @@ export class SshTransport implements Transport {
         request.pty && !withPassword ? { pty: request.pty === true ? {} : request.pty } : {},
       );
       channel = opened.channel;
+      exited = opened.exited;
       connAlive = () => opened.conn.alive;
       lostReason = () => opened.conn.lostReason;
     } catch (error) {
       return failedResult(display, (error as Error).message, Date.now() - started, this.host);
     }
-    let exitCode: number | null = null;
-    let exitSignal: string | undefined;
+    let exit: ChannelExit = { code: null };
     const stdin = request.stdin === undefined ? undefined : Buffer.from(request.stdin);
     const gate = withPassword
       ? new SudoGate(sudoMarkers(token), {
@@ -252,11 +253,8 @@ export class SshTransport implements Transport {
     const done = new Promise<void>((resolve) => {
       channel.on('data', (data: Buffer) => reader.pushStdout(data));
       channel.stderr.on('data', (data: Buffer) => (gate ? gate.push(data) : reader.pushStderr(data)));
-      channel.on('exit', (code: number | null, signal?: string) => {
-        exitCode = code ?? null;
-        if (signal) exitSignal = `SIG${signal}`;
-      });
-      channel.on('close', () => {
+      void exited.then((end) => {
+        exit = end;
         gate?.end();
         reader.end();
         resolve();
@@ -271,7 +269,7 @@ export class SshTransport implements Transport {
     }
     await done;
     await stop.finish();
-    const outcome: FramedOutcome = { ...reader.outcome(), exitCode: exitSignal ? null : exitCode };
+    const outcome: FramedOutcome = { ...reader.outcome(), exitCode: exit.code };
     if (!connAlive()) {
       return this.result(display, outcome, started, {
         ...stop.state,
@@ -279,8 +277,8 @@ export class SshTransport implements Transport {
       });
     }
     const result = this.result(display, outcome, started, stop.state);
-    if (exitSignal && !result.signal) result.signal = exitSignal;
-    if (exitCode === null && !exitSignal && !stop.state.timedOut && !stop.state.cancelled) {
+    if (exit.signal && !result.signal) result.signal = exit.signal;
+    if (exit.code === null && !exit.signal && !stop.state.timedOut && !stop.state.cancelled) {
       result.failed = true;
       result.stderr += `${result.stderr && !result.stderr.endsWith('\n') ? '\n' : ''}the channel closed without an exit status`;
     }
