@@ -9,9 +9,10 @@ import { type ChannelExit, ConnectionPool, type ShellLease } from './connection-
 import { type FramedOutcome, FrameReader } from './frame-reader.js';
 import { PowerShellMode } from './powershell-mode.js';
 import { type ResolvedTarget, resolveTarget, type SshTransportOptions } from './resolve-options.js';
-import { sftpGet, sftpPut } from './sftp-transfer.js';
 import { execCommandLine, killScript, newToken, type ShellCommand, sudoMarkers } from './shell-script.js';
+import { SmartTransfer } from './smart-transfer.js';
 import { SudoGate } from './sudo-gate.js';
+import { getVerified, putVerified } from './verified-transfer.js';
 
 /** An exec request with the SSH-only extras. */
 export interface SshExecRequest extends ExecRequest {
@@ -32,8 +33,9 @@ function signalName(status: number | null): string | undefined {
 
 /**
  * The SSH transport: one authenticated connection per host (more only when channels run out),
- * commands fed to long-lived `/bin/sh` sessions with framing, SFTP with checksums. Exec channels
- * per command remain for PTYs, become with a password, and hosts where a shell cannot start.
+ * commands fed to long-lived `/bin/sh` sessions with framing, checksum-verified file transfers
+ * (SFTP, else scp, else the shell). Exec channels per command remain for PTYs, become with a
+ * password, and hosts where a shell cannot start.
  */
 export class SshTransport implements Transport {
   readonly kind = 'ssh' as const;
@@ -377,15 +379,19 @@ export class SshTransport implements Transport {
     return result;
   }
 
-  /** Runs a helper command (mkdir, sha256sum, mv) on the host for put/get. */
-  private runHelper = (command: string): Promise<CommandResult> => this.exec({ command });
+  /** Runs a helper command (mkdir, sha256sum, mv, the pipe method's cat and dd) on the host for put/get. */
+  private runHelper = (command: string, stdin?: Buffer): Promise<CommandResult> =>
+    this.exec(stdin === undefined ? { command } : { command, stdin });
+
+  /** SFTP, else scp, else the shell: what this connection offers, remembered (smart-transfer.ts). */
+  private readonly transfers = new SmartTransfer();
 
   async put(request: PutRequest): Promise<CommandResult> {
     if (this.powershell) return this.powershell.put(request);
     const started = Date.now();
     const command = `put ${request.localPath ?? '<content>'} -> ${request.remotePath}`;
-    return this.transfer(command, started, async (pool) =>
-      sftpPut(await pool.sftp(), this.runHelper, request),
+    return this.transfer(command, started, (pool) =>
+      this.transfers.run(pool, this.runHelper, (method) => putVerified(method, this.runHelper, request)),
     );
   }
 
@@ -393,8 +399,8 @@ export class SshTransport implements Transport {
     if (this.powershell) return this.powershell.get(request);
     const started = Date.now();
     const command = `get ${request.remotePath} -> ${request.localPath}`;
-    return this.transfer(command, started, async (pool) =>
-      sftpGet(await pool.sftp(), this.runHelper, request),
+    return this.transfer(command, started, (pool) =>
+      this.transfers.run(pool, this.runHelper, (method) => getVerified(method, this.runHelper, request)),
     );
   }
 
