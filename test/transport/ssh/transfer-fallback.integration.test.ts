@@ -4,7 +4,10 @@ import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fileURLToPath } from 'node:url';
 import { type Lab, startLab } from '../../../scripts/lab/lab.js';
+import { createTransport } from '../../../src/executor/create-transport.js';
+import { loadInventory, parsePlaybook, runPlaybook } from '../../../src/playbook/index.js';
 import type { SshTransport } from '../../../src/transport/ssh/index.js';
 import { labTransport } from './helpers.js';
 
@@ -188,6 +191,49 @@ describe('the method a connection offers is remembered', () => {
       );
     } finally {
       await t.exec({ command: `rm -f ${HOST_BIN}/scp` });
+    }
+  });
+});
+
+describe('copy, template and fetch in a playbook on hosts without SFTP', () => {
+  it('places and fetches files on both (scp on lab-02, the shell on lab-03)', async () => {
+    const fetched = join(dir, 'fetched');
+    // Beside the fixture playbooks, so `template: src` finds fixtures/playbooks/templates.
+    const file = fileURLToPath(new URL('../../../fixtures/playbooks/inline.yml', import.meta.url));
+    const result = await runPlaybook({
+      playbook: parsePlaybook(
+        [
+          '- hosts: lab-02:lab-03',
+          '  vars:',
+          '    app_name: demo',
+          '    app_settings: { colour: blue, replicas: 3 }',
+          '  tasks:',
+          '    - copy:',
+          '        content: "hello {{ inventory_hostname }}\\n"',
+          '        dest: /var/lib/kubemix-lab/play/hello.txt',
+          '        mode: "0600"',
+          '    - template:',
+          '        src: app.conf.j2',
+          '        dest: /var/lib/kubemix-lab/play/app.conf',
+          '    - fetch:',
+          '        src: /var/lib/kubemix-lab/play/app.conf',
+          `        dest: ${fetched}`,
+          '',
+        ].join('\n'),
+        file,
+      ),
+      inventory: await loadInventory(lab.inventoryPath),
+      transports: createTransport,
+    });
+    expect(result.records.filter((r) => r.status === 'failed')).toEqual([]);
+    expect(result.exitCode).toBe(0);
+    for (const host of ['lab-02', 'lab-03']) {
+      const local = readFileSync(join(fetched, host, 'var/lib/kubemix-lab/play/app.conf'), 'utf8');
+      expect(local).toBe(`# demo on ${host}\ncolour=blue\nreplicas=3\nrole=web\n`);
+      const remote = await transport(host).exec({
+        command: 'stat -c %a /var/lib/kubemix-lab/play/hello.txt; cat /var/lib/kubemix-lab/play/hello.txt',
+      });
+      expect(remote.stdout).toBe(`600\nhello ${host}\n`);
     }
   });
 });
