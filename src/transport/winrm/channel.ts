@@ -8,7 +8,7 @@ import { answerLost, isDroppedConnection, isRepeatable, MAX_ATTEMPTS } from './l
 import { NtlmClient } from './ntlm/client.js';
 import type { NtlmSessionSecurity } from './ntlm/session-security.js';
 import type { ResolvedWinrmOptions } from './options.js';
-import { actionName, type ParsedEnvelope, parseEnvelope } from './soap.js';
+import { actionName, newMessageId, type ParsedEnvelope, parseEnvelope } from './soap.js';
 
 /** The HTTP status and the first bytes of a response the channel could not use. */
 class HttpStatusError extends Error {
@@ -170,16 +170,18 @@ export class WinrmChannel {
   }
 
   /**
-   * Sends one envelope and returns the parsed response. `action` is the WS-Management action
-   * URI; the response must relate to `messageId`. A connection that closes without answering is
-   * replaced (new socket, fresh NTLM handshake) and the request sent again when that is safe
+   * Sends one request and returns the parsed response. `action` is the WS-Management action URI;
+   * `envelope` builds the request for a MessageID, which the response must relate to. A
+   * connection that closes without answering is replaced (new socket, fresh NTLM handshake) and
+   * the request sent again, as a new message with its own MessageID, when that is safe
    * (lost-answers.ts); otherwise it fails with AnswerLostError, saying what is unknown.
    */
-  async send(envelope: string, action: string, messageId: string): Promise<ParsedEnvelope> {
+  async send(envelope: (messageId: string) => string, action: string): Promise<ParsedEnvelope> {
     for (let attempt = 1; ; attempt++) {
       let sent = false;
+      const messageId = newMessageId();
       try {
-        return await this.exchange(envelope, action, messageId, () => {
+        return await this.exchange(envelope(messageId), action, messageId, () => {
           sent = true;
         });
       } catch (error) {
