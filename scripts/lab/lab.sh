@@ -2,7 +2,7 @@
 # kubemix lab: N Linux test hosts on this machine, each a real OpenSSH sshd with its own
 # hostname, host key, private /root and private state directories.
 #
-#   lab.sh start N DIR [--no-netns] [--standins DIR] [--foreground]
+#   lab.sh start N DIR [--no-netns] [--standins DIR] [--no-sftp HOSTS] [--no-scp HOSTS] [--foreground]
 #   lab.sh stop DIR
 #   lab.sh kill-host DIR NAME      # SIGKILL every process of one host (sshd and its sessions)
 #   lab.sh start-host DIR NAME     # start a killed host again (same key, same address)
@@ -11,6 +11,10 @@
 # Hosts live in network namespaces joined by a bridge (10.233.ID.0/24, only inside namespaces we
 # create). Where namespaces cannot be created, or with --no-netns, sshd listens on loopback
 # addresses 127.ID.0.x instead. ID is a per-lab number so several labs never collide.
+#
+# --no-sftp HOSTS: those hosts' sshd has no `Subsystem sftp` line (minimal images, appliances:
+# SFTP requests are refused). --no-scp HOSTS: those hosts have no scp program (hidden by an
+# overlay whiteout in the host's own mount namespace). HOSTS: comma-separated names, or `all`.
 #
 # A supervisor (this script in `_supervise` mode) is the parent of every sshd: it reaps them
 # (PID 1 on these machines does not always reap orphans) and restarts hosts on request.
@@ -35,6 +39,12 @@ usage() {
 }
 
 host_name() { printf 'lab-%02d' "$1"; }
+
+# Whether host NAME is in LIST (comma-separated names, or `all`).
+host_in() {
+  case ",$2," in *",all,"* | *",$1,"*) return 0 ;; esac
+  return 1
+}
 
 # Reads DIR/lab.env (written at start) into the current shell.
 load_env() {
@@ -101,7 +111,7 @@ UseDNS no
 MaxStartups 100:30:200
 MaxSessions 10
 AuthorizedKeysFile .ssh/authorized_keys
-Subsystem sftp internal-sftp
+$(host_in "$name" "$NO_SFTP" || echo 'Subsystem sftp internal-sftp')
 SetEnv PATH=$LAB_BIN:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 AcceptEnv LANG LC_*
 PrintMotd no
@@ -116,10 +126,19 @@ launch_host() {
   local hostdir="$dir/hosts/$name"
   # Everything below runs inside the host's own mount + UTS namespace: private /root with only
   # the lab key, private state directories, private bin directory first on PATH.
-  local inner
+  local inner hide_scp="" scp_path
+  scp_path="$(command -v scp || true)"
+  if host_in "$name" "$NO_SCP" && [ -n "$scp_path" ]; then
+    # An overlay of scp's directory with a whiteout for scp: to this host, scp does not exist.
+    hide_scp="rm -rf '$hostdir/no-scp'
+mkdir -p '$hostdir/no-scp/upper' '$hostdir/no-scp/work'
+mknod '$hostdir/no-scp/upper/scp' c 0 0
+mount -t overlay kmx-no-scp -o 'lowerdir=$(dirname "$scp_path"),upperdir=$hostdir/no-scp/upper,workdir=$hostdir/no-scp/work' '$(dirname "$scp_path")'"
+  fi
   inner="set -e
 hostname $name
 mount --make-rprivate / 2>/dev/null || true
+$hide_scp
 mount -t tmpfs -o mode=0700 kmx-root /root
 mkdir -p /root/.ssh
 cp '$dir/id_ed25519.pub' /root/.ssh/authorized_keys
@@ -222,11 +241,13 @@ EOF
 }
 
 cmd_start() {
-  local count="" dir="" no_netns=no standins="" foreground=no
+  local count="" dir="" no_netns=no standins="" foreground=no no_sftp="" no_scp=""
   while [ $# -gt 0 ]; do
     case "$1" in
       --no-netns) no_netns=yes ;;
       --standins) standins="${2:?--standins needs a directory}"; shift ;;
+      --no-sftp) no_sftp="${2:?--no-sftp needs host names or all}"; shift ;;
+      --no-scp) no_scp="${2:?--no-scp needs host names or all}"; shift ;;
       --foreground) foreground=yes ;;
       -*) die "unknown option $1" ;;
       *) if [ -z "$count" ]; then count="$1"; elif [ -z "$dir" ]; then dir="$1"; else die "unexpected argument $1"; fi ;;
@@ -235,6 +256,7 @@ cmd_start() {
   done
   [ -n "$count" ] && [ -n "$dir" ] || usage
   [[ "$count" =~ ^[0-9]+$ ]] && [ "$count" -ge 1 ] && [ "$count" -le 250 ] || die "N must be 1..250, got $count"
+  [[ "$no_sftp$no_scp" =~ ^[A-Za-z0-9,-]*$ ]] || die "--no-sftp/--no-scp take host names separated by commas, or all"
   [ "$(id -u)" = 0 ] || die "the lab needs root (namespaces, mounts, port 22)"
   [ -x "$SSHD" ] || die "$SSHD not found: apt-get install -y --no-install-recommends openssh-server"
   mkdir -p "$dir"
@@ -252,9 +274,9 @@ cmd_start() {
   fi
   rm -f "$dir/ready" "$dir/failed" "$dir/stopping" "$dir/pids"
   if [ "$foreground" = yes ]; then
-    exec "$LAB_SCRIPT" _supervise "$count" "$dir" "$no_netns"
+    exec "$LAB_SCRIPT" _supervise "$count" "$dir" "$no_netns" "$no_sftp" "$no_scp"
   fi
-  setsid "$LAB_SCRIPT" _supervise "$count" "$dir" "$no_netns" </dev/null >"$dir/supervisor.log" 2>&1 &
+  setsid "$LAB_SCRIPT" _supervise "$count" "$dir" "$no_netns" "$no_sftp" "$no_scp" </dev/null >"$dir/supervisor.log" 2>&1 &
   wait_ready "$dir" || {
     cat "$dir/failed" >&2 2>/dev/null || cat "$dir/supervisor.log" >&2
     exit 1
@@ -277,6 +299,8 @@ wait_ready() {
 cmd_supervise() {
   COUNT="$1"
   local dir="$2" no_netns="$3"
+  NO_SFTP="${4:-}"
+  NO_SCP="${5:-}"
   declare -gA PIDS=()
   echo "$$" >"$dir/supervisor.pid"
   set -E
@@ -290,10 +314,11 @@ cmd_supervise() {
     MODE=netns
   fi
   if [ "$MODE" = netns ] || unshare --uts --mount --pid --fork --mount-proc --propagation private true 2>/dev/null; then PRIVATE=yes; fi
+  [ -z "$NO_SCP" ] || [ "$PRIVATE" = yes ] || fail "--no-scp needs mount namespaces (unshare), which this machine does not allow"
   for d in $PRIVATE_DIRS /opt/kubemix-lab; do mkdir -p "$d" 2>/dev/null || true; done
   mkdir -p /run/sshd
   chmod 0755 /run/sshd
-  printf 'ID=%s\nMODE=%s\nPORT=%s\nCOUNT=%s\nPRIVATE=%s\n' "$ID" "$MODE" "$PORT" "$COUNT" "$PRIVATE" >"$dir/lab.env"
+  printf 'ID=%s\nMODE=%s\nPORT=%s\nCOUNT=%s\nPRIVATE=%s\nNO_SFTP=%s\nNO_SCP=%s\n' "$ID" "$MODE" "$PORT" "$COUNT" "$PRIVATE" "$NO_SFTP" "$NO_SCP" >"$dir/lab.env"
   [ -f "$dir/id_ed25519" ] || ssh-keygen -q -t ed25519 -N '' -C kubemix-lab -f "$dir/id_ed25519"
   local i name addr
   if [ "$MODE" = netns ]; then

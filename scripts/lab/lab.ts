@@ -19,6 +19,10 @@ export interface StartLabOptions {
   noNetns?: boolean;
   /** sshd port on every host (default 22). */
   port?: number;
+  /** Hosts whose sshd offers no SFTP subsystem (no `Subsystem sftp` line), or 'all'. */
+  noSftp?: string[] | 'all';
+  /** Hosts without an scp program, or 'all'. */
+  noScp?: string[] | 'all';
 }
 
 /** A running lab: real sshd hosts, plus the files lab.sh wrote for them. */
@@ -86,6 +90,9 @@ export async function startLab(options: StartLabOptions): Promise<Lab> {
   const args = ['start', String(options.count), dir, '--foreground'];
   if (options.noNetns) args.push('--no-netns');
   if (options.standinsDir) args.push('--standins', options.standinsDir);
+  const names = (list: string[] | 'all') => (list === 'all' ? 'all' : list.join(','));
+  if (options.noSftp) args.push('--no-sftp', names(options.noSftp));
+  if (options.noScp) args.push('--no-scp', names(options.noScp));
   const log = openSync(join(dir, 'supervisor.log'), 'a');
   const env =
     options.port === undefined ? process.env : { ...process.env, KMX_LAB_PORT: String(options.port) };

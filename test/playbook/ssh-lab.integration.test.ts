@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
-import { type Lab, startLab } from '../../scripts/lab/lab.js';
+import { type Lab, labScriptPath, startLab } from '../../scripts/lab/lab.js';
 import { createTransport } from '../../src/executor/create-transport.js';
 import { loadInventory, parseInventory, parsePlaybook, runPlaybook } from '../../src/playbook/index.js';
 import type { RunEvent } from '../../src/types/events.js';
@@ -118,6 +118,43 @@ describe('playbooks on SSH lab hosts', () => {
     });
     expect(result.exitCode).toBe(0);
     expect(result.stats['lab-03']).toMatchObject({ ok: 2, failed: 0 });
+  });
+
+  it('reconnects for the next step when sshd was killed and restarted between steps', async () => {
+    const log = join(lab.dir, 'hosts', 'lab-03', 'sshd.log');
+    const logins = () =>
+      readFileSync(log, 'utf8')
+        .split('\n')
+        .filter((l) => l.includes('Accepted publickey')).length;
+    const before = logins();
+    const events: RunEvent[] = [];
+    const result = await runPlaybook({
+      playbook: playbook(
+        [
+          '- hosts: lab-03',
+          '  tasks:',
+          '    - command: hostname',
+          '    - name: sshd and every session of lab-03 are killed, then sshd starts again',
+          '      command: bash {{ lab_sh }} kill-host {{ lab_dir }} lab-03',
+          '      delegate_to: localhost',
+          '    - command: bash {{ lab_sh }} start-host {{ lab_dir }} lab-03',
+          '      delegate_to: localhost',
+          '    - name: next step',
+          '      command: hostname',
+          '      register: after',
+          '',
+        ].join('\n'),
+      ),
+      inventory: await loadInventory(lab.inventoryPath),
+      extraVars: { lab_sh: labScriptPath(), lab_dir: lab.dir },
+      transports: createTransport,
+      onEvent: (e) => events.push(e),
+    });
+    expect(result.records.filter((r) => r.status === 'failed')).toEqual([]);
+    expect(result.exitCode).toBe(0);
+    // No retry hid anything: the step ran once, on a new connection.
+    expect(events.filter((e) => e.type === 'step-retry')).toEqual([]);
+    expect(logins()).toBe(before + 2);
   });
 
   it('recovers when sshd is killed and restarted mid-play (reconnect + retry)', async () => {

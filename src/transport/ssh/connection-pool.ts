@@ -26,6 +26,22 @@ export interface ShellLease {
   conn: PooledConnection;
 }
 
+/** How an exec channel ended: the exit status sshd sent, or the signal that killed the command. */
+export interface ChannelExit {
+  /** Exit status, or null when sshd sent none (or sent a signal instead). */
+  code: number | null;
+  /** Signal name as ssh2 reports it, e.g. `SIGKILL`. */
+  signal?: string;
+}
+
+/** An open exec channel, the connection it lives on, and its end. */
+export interface OpenedExec {
+  channel: ClientChannel;
+  conn: PooledConnection;
+  /** Resolves when the channel closes, with the exit status the server sent before closing. */
+  exited: Promise<ChannelExit>;
+}
+
 /** How the pool opens a connection (with the transport's retries, jump hosts, host-key checks). */
 export type OpenConnection = () => Promise<{ client: Client; jumps: Client[] }>;
 
@@ -153,22 +169,36 @@ export class ConnectionPool {
     this.wakeChannelWaiters();
   }
 
-  /** Opens an exec channel (counted against the limits until it closes). */
+  /**
+   * Opens an exec channel (counted against the limits until it closes). Its end is watched from
+   * the moment ssh2 hands it over: when the client's event loop runs late, the exit status and
+   * the close can be parsed in the same turn as the exec reply, before the caller's continuation
+   * attaches listeners, and an `exit` event emitted then is gone. ssh2 passes the exit status to
+   * `close` as well (its README, "exec"), which is what `exited` reports.
+   */
   async openExec(
     command: string,
     execOptions: ExecOptions = {},
     kind: 'shell' | 'other' = 'other',
-  ): Promise<{ channel: ClientChannel; conn: PooledConnection }> {
+  ): Promise<OpenedExec> {
     for (let attempt = 0; ; attempt++) {
       const conn = await this.acquireSlot(kind);
       try {
-        const channel = await new Promise<ClientChannel>((resolve, reject) => {
-          conn.client.exec(command, execOptions, (error, channel) =>
-            error ? reject(error) : resolve(channel),
-          );
-        });
-        channel.once('close', () => this.releaseSlot(conn, kind));
-        return { channel, conn };
+        const opened = await new Promise<{ channel: ClientChannel; exited: Promise<ChannelExit> }>(
+          (resolve, reject) => {
+            conn.client.exec(command, execOptions, (error, channel) => {
+              if (error) return reject(error);
+              const exited = new Promise<ChannelExit>((settle) => {
+                channel.once('close', (code?: number | null, signal?: string) => {
+                  this.releaseSlot(conn, kind);
+                  settle(signal ? { code: null, signal } : { code: typeof code === 'number' ? code : null });
+                });
+              });
+              resolve({ channel, exited });
+            });
+          },
+        );
+        return { ...opened, conn };
       } catch (error) {
         this.releaseSlot(conn, kind);
         // sshd frees a session slot only once it has reaped the session's process, a moment after

@@ -8,7 +8,7 @@ import { decodeClixml } from '../winrm/clixml.js';
 import { getFile, putFile } from '../winrm/file-copy.js';
 import { powershellInvocation, wrapScript } from '../winrm/powershell.js';
 import { outcomeCollector, type RunOptions, type RunOutcome, toResult } from '../winrm/run-types.js';
-import type { ConnectionPool } from './connection-pool.js';
+import type { ChannelExit, ConnectionPool } from './connection-pool.js';
 
 /** How long a stopped command's channel may take to confirm its close before the result is given back. */
 const STOP_GRACE_MS = 2000;
@@ -39,13 +39,13 @@ export class PowerShellMode {
     if (typeof pool === 'string') return outcome({ error: pool });
     let channel: ClientChannel;
     let conn: { alive: boolean; lostReason?: string };
+    let exited: Promise<ChannelExit>;
     try {
-      ({ channel, conn } = await pool.openExec(options.commandLine));
+      ({ channel, conn, exited } = await pool.openExec(options.commandLine));
     } catch (error) {
       return outcome({ error: (error as Error).message });
     }
-    let exitCode: number | null = null;
-    let exitSignal: string | undefined;
+    let exit: ChannelExit = { code: null };
     let closed = false;
     let stopDone: () => void = () => undefined;
     const done = new Promise<void>((resolve) => {
@@ -58,11 +58,8 @@ export class PowerShellMode {
         stderr.push(data);
         options.onStderr?.(data);
       });
-      channel.on('exit', (code: number | null, signal?: string) => {
-        exitCode = code ?? null;
-        if (signal) exitSignal = signal;
-      });
-      channel.on('close', () => {
+      void exited.then((end) => {
+        exit = end;
         closed = true;
         resolve();
       });
@@ -105,13 +102,13 @@ export class PowerShellMode {
       return outcome({
         error: `connection to ${this.target.host} (${this.target.endpoint()}) was lost while the command ran: ${conn.lostReason ?? 'closed'}`,
       });
-    if (exitCode === null)
+    if (exit.code === null)
       return outcome({
-        error: exitSignal
-          ? `the command was killed by SIG${exitSignal}`
+        error: exit.signal
+          ? `the command was killed by ${exit.signal}`
           : 'the channel closed without an exit status',
       });
-    return outcome({ exitCode });
+    return outcome({ exitCode: exit.code });
   }
 
   /** Writes stdin with backpressure, then EOF (the bootstrap and copy scripts read to the end). */

@@ -5,13 +5,14 @@ import type { CommandResult } from '../../types/command-result.js';
 import { failedResult, succeededResult } from '../../types/command-result.js';
 import type { ExecRequest, GetRequest, PutRequest, Transport } from '../types.js';
 import { openConnection, TransientConnectError } from './connect.js';
-import { ConnectionPool, type ShellLease } from './connection-pool.js';
+import { type ChannelExit, ConnectionPool, type ShellLease } from './connection-pool.js';
 import { type FramedOutcome, FrameReader } from './frame-reader.js';
 import { PowerShellMode } from './powershell-mode.js';
 import { type ResolvedTarget, resolveTarget, type SshTransportOptions } from './resolve-options.js';
-import { sftpGet, sftpPut } from './sftp-transfer.js';
 import { execCommandLine, killScript, newToken, type ShellCommand, sudoMarkers } from './shell-script.js';
+import { SmartTransfer } from './smart-transfer.js';
 import { SudoGate } from './sudo-gate.js';
+import { getVerified, putVerified } from './verified-transfer.js';
 
 /** An exec request with the SSH-only extras. */
 export interface SshExecRequest extends ExecRequest {
@@ -32,8 +33,9 @@ function signalName(status: number | null): string | undefined {
 
 /**
  * The SSH transport: one authenticated connection per host (more only when channels run out),
- * commands fed to long-lived `/bin/sh` sessions with framing, SFTP with checksums. Exec channels
- * per command remain for PTYs, become with a password, and hosts where a shell cannot start.
+ * commands fed to long-lived `/bin/sh` sessions with framing, checksum-verified file transfers
+ * (SFTP, else scp, else the shell). Exec channels per command remain for PTYs, become with a
+ * password, and hosts where a shell cannot start.
  */
 export class SshTransport implements Transport {
   readonly kind = 'ssh' as const;
@@ -219,6 +221,7 @@ export class SshTransport implements Transport {
     if (request.onOutput) readerOptions.onOutput = request.onOutput;
     const reader = new FrameReader(token, readerOptions);
     let channel: ClientChannel;
+    let exited: Promise<ChannelExit>;
     let connAlive: () => boolean;
     let lostReason: () => string | undefined;
     try {
@@ -228,13 +231,13 @@ export class SshTransport implements Transport {
         request.pty && !withPassword ? { pty: request.pty === true ? {} : request.pty } : {},
       );
       channel = opened.channel;
+      exited = opened.exited;
       connAlive = () => opened.conn.alive;
       lostReason = () => opened.conn.lostReason;
     } catch (error) {
       return failedResult(display, (error as Error).message, Date.now() - started, this.host);
     }
-    let exitCode: number | null = null;
-    let exitSignal: string | undefined;
+    let exit: ChannelExit = { code: null };
     const stdin = request.stdin === undefined ? undefined : Buffer.from(request.stdin);
     const gate = withPassword
       ? new SudoGate(sudoMarkers(token), {
@@ -252,11 +255,8 @@ export class SshTransport implements Transport {
     const done = new Promise<void>((resolve) => {
       channel.on('data', (data: Buffer) => reader.pushStdout(data));
       channel.stderr.on('data', (data: Buffer) => (gate ? gate.push(data) : reader.pushStderr(data)));
-      channel.on('exit', (code: number | null, signal?: string) => {
-        exitCode = code ?? null;
-        if (signal) exitSignal = `SIG${signal}`;
-      });
-      channel.on('close', () => {
+      void exited.then((end) => {
+        exit = end;
         gate?.end();
         reader.end();
         resolve();
@@ -271,7 +271,7 @@ export class SshTransport implements Transport {
     }
     await done;
     await stop.finish();
-    const outcome: FramedOutcome = { ...reader.outcome(), exitCode: exitSignal ? null : exitCode };
+    const outcome: FramedOutcome = { ...reader.outcome(), exitCode: exit.code };
     if (!connAlive()) {
       return this.result(display, outcome, started, {
         ...stop.state,
@@ -279,8 +279,8 @@ export class SshTransport implements Transport {
       });
     }
     const result = this.result(display, outcome, started, stop.state);
-    if (exitSignal && !result.signal) result.signal = exitSignal;
-    if (exitCode === null && !exitSignal && !stop.state.timedOut && !stop.state.cancelled) {
+    if (exit.signal && !result.signal) result.signal = exit.signal;
+    if (exit.code === null && !exit.signal && !stop.state.timedOut && !stop.state.cancelled) {
       result.failed = true;
       result.stderr += `${result.stderr && !result.stderr.endsWith('\n') ? '\n' : ''}the channel closed without an exit status`;
     }
@@ -379,15 +379,19 @@ export class SshTransport implements Transport {
     return result;
   }
 
-  /** Runs a helper command (mkdir, sha256sum, mv) on the host for put/get. */
-  private runHelper = (command: string): Promise<CommandResult> => this.exec({ command });
+  /** Runs a helper command (mkdir, sha256sum, mv, the pipe method's cat and dd) on the host for put/get. */
+  private runHelper = (command: string, stdin?: Buffer): Promise<CommandResult> =>
+    this.exec(stdin === undefined ? { command } : { command, stdin });
+
+  /** SFTP, else scp, else the shell: what this connection offers, remembered (smart-transfer.ts). */
+  private readonly transfers = new SmartTransfer();
 
   async put(request: PutRequest): Promise<CommandResult> {
     if (this.powershell) return this.powershell.put(request);
     const started = Date.now();
     const command = `put ${request.localPath ?? '<content>'} -> ${request.remotePath}`;
-    return this.transfer(command, started, async (pool) =>
-      sftpPut(await pool.sftp(), this.runHelper, request),
+    return this.transfer(command, started, (pool) =>
+      this.transfers.run(pool, this.runHelper, (method) => putVerified(method, this.runHelper, request)),
     );
   }
 
@@ -395,8 +399,8 @@ export class SshTransport implements Transport {
     if (this.powershell) return this.powershell.get(request);
     const started = Date.now();
     const command = `get ${request.remotePath} -> ${request.localPath}`;
-    return this.transfer(command, started, async (pool) =>
-      sftpGet(await pool.sftp(), this.runHelper, request),
+    return this.transfer(command, started, (pool) =>
+      this.transfers.run(pool, this.runHelper, (method) => getVerified(method, this.runHelper, request)),
     );
   }
 

@@ -4,10 +4,11 @@ import { buildConnector, Client } from 'undici';
 import { ConnectionError } from '../../errors/index.js';
 import { decryptBody, ENCRYPTED_CONTENT_TYPE, encryptBody, isEncryptedContentType } from './encryption.js';
 import { WinrmProtocolError, WsmanFaultError } from './errors.js';
+import { answerLost, isDroppedConnection, isRepeatable, MAX_ATTEMPTS } from './lost-answers.js';
 import { NtlmClient } from './ntlm/client.js';
 import type { NtlmSessionSecurity } from './ntlm/session-security.js';
 import type { ResolvedWinrmOptions } from './options.js';
-import { actionName, type ParsedEnvelope, parseEnvelope } from './soap.js';
+import { actionName, newMessageId, type ParsedEnvelope, parseEnvelope } from './soap.js';
 
 /** The HTTP status and the first bytes of a response the channel could not use. */
 class HttpStatusError extends Error {
@@ -169,10 +170,37 @@ export class WinrmChannel {
   }
 
   /**
-   * Sends one envelope and returns the parsed response. `action` is the WS-Management action
-   * URI; the response must relate to `messageId`.
+   * Sends one request and returns the parsed response. `action` is the WS-Management action URI;
+   * `envelope` builds the request for a MessageID, which the response must relate to. A
+   * connection that closes without answering is replaced (new socket, fresh NTLM handshake) and
+   * the request sent again, as a new message with its own MessageID, when that is safe
+   * (lost-answers.ts); otherwise it fails with AnswerLostError, saying what is unknown.
    */
-  async send(envelope: string, action: string, messageId: string): Promise<ParsedEnvelope> {
+  async send(envelope: (messageId: string) => string, action: string): Promise<ParsedEnvelope> {
+    for (let attempt = 1; ; attempt++) {
+      let sent = false;
+      const messageId = newMessageId();
+      try {
+        return await this.exchange(envelope(messageId), action, messageId, () => {
+          sent = true;
+        });
+      } catch (error) {
+        if (!isDroppedConnection((error as Error).cause ?? error)) throw error;
+        await this.reset();
+        if (sent && !isRepeatable(action))
+          throw answerLost(this.options.host, this.options.url, action, actionName(action), error);
+        if (attempt >= MAX_ATTEMPTS) throw error;
+      }
+    }
+  }
+
+  /** One attempt: authenticate if needed, seal, send, check the answer. `onSent` marks the point of no return. */
+  private async exchange(
+    envelope: string,
+    action: string,
+    messageId: string,
+    onSent: () => void,
+  ): Promise<ParsedEnvelope> {
     const name = actionName(action);
     let response: { status: number; headers: Record<string, string | string[] | undefined>; body: Buffer };
     let text: string;
@@ -196,6 +224,7 @@ export class WinrmChannel {
       }
       try {
         this.options.onRequest?.(name);
+        onSent();
         response = await this.raw(headers, payload);
       } catch (error) {
         throw this.connectionError(error, name);

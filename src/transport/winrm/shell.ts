@@ -7,7 +7,6 @@ import {
   COMMAND_STATE_DONE,
   commandBody,
   createShellBody,
-  newMessageId,
   type ParsedEnvelope,
   receiveBody,
   sendBody,
@@ -46,18 +45,16 @@ export class WinrmShell {
       maxEnvelopeSize?: number;
     } = {},
   ): Promise<ParsedEnvelope> {
-    const messageId = newMessageId();
     const header = {
       to: this.options.url,
       action,
-      messageId,
       maxEnvelopeSize: extra.maxEnvelopeSize ?? this.options.maxEnvelopeSize,
       operationTimeoutSec: extra.operationTimeoutSec ?? this.options.operationTimeoutSec,
       locale: this.options.locale,
       ...(extra.shellId ? { shellId: extra.shellId } : {}),
       ...(extra.options ? { options: extra.options } : {}),
     };
-    return this.channel.send(buildRequest(header, body), action, messageId);
+    return this.channel.send((messageId) => buildRequest({ ...header, messageId }, body), action);
   }
 
   private requireShell(): string {

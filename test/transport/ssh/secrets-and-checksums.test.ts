@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SecretRefError } from '../../../src/errors/index.js';
 import { resolveSecretRef } from '../../../src/transport/ssh/index.js';
-import { checksumMismatch, remoteChecksum } from '../../../src/transport/ssh/sftp-transfer.js';
+import { checksumMismatch, remoteChecksum } from '../../../src/transport/ssh/verified-transfer.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'kmx-secret-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

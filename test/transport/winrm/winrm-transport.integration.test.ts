@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConnectionError } from '../../../src/errors/index.js';
+import { MAX_ATTEMPTS } from '../../../src/transport/winrm/lost-answers.js';
 import { WinrmConfigError } from '../../../src/transport/winrm/options.js';
 import { MAX_COMMAND_LINE } from '../../../src/transport/winrm/powershell.js';
 import type { WinrmTransport } from '../../../src/transport/winrm/winrm-transport.js';
@@ -248,12 +249,14 @@ describe('WinrmTransport protocol edge cases', () => {
     }
   });
 
-  it('a connection dropped mid-command fails that command clearly; the next command reconnects', async () => {
+  it('a connection that keeps dropping mid-command fails that command clearly; the next command reconnects', async () => {
     const t = await startTestServer();
     const transport = transportFor(t.server);
     try {
       await transport.connect();
-      t.server.controls.dropNext = { action: 'Receive', count: 1 };
+      // A dropped Receive is sent again on a new connection (dropped-connections test): here every
+      // attempt is dropped.
+      t.server.controls.dropNext = { action: 'Receive', count: MAX_ATTEMPTS };
       const lost = await transport.exec({ command: "Write-Output 'lost'" });
       expect(lost.failed).toBe(true);
       expect(lost.exitCode).toBeNull();
@@ -262,8 +265,8 @@ describe('WinrmTransport protocol edge cases', () => {
       );
       const next = await transport.exec({ command: "Write-Output 'back'" });
       expect(next).toMatchObject({ exitCode: 0, stdout: 'back\r\n' });
-      expect(t.server.stats.connections).toBe(2);
-      expect(t.server.stats.requests['ntlm-authenticate']).toBe(2);
+      expect(t.server.stats.connections).toBe(MAX_ATTEMPTS + 1);
+      expect(t.server.stats.requests['ntlm-authenticate']).toBe(MAX_ATTEMPTS + 1);
     } finally {
       await transport.close();
       await t.server.stop();

@@ -1,16 +1,17 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, unlink } from 'node:fs/promises';
+import { mkdir, stat, unlink } from 'node:fs/promises';
 import { dirname, posix } from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import type { SFTPWrapper } from 'ssh2';
-import type { CommandResult } from '../../types/command-result.js';
 import type { GetRequest, PutRequest } from '../types.js';
 import { shQuote } from './shell-script.js';
-
-/** Runs a shell command on the host (the transport's exec, minus options). */
-export type RunRemote = (command: string) => Promise<CommandResult>;
+import {
+  failureText,
+  type RunRemote,
+  type TransferMethod,
+  TransferMethodUnavailable,
+} from './transfer-method.js';
 
 /** Compares a local SHA-256 (hex) with `sha256sum` output; returns the remote hash or null when unreadable. */
 export function remoteChecksum(sha256sumOutput: string): string | null {
@@ -41,13 +42,38 @@ function hasher(): { transform: Transform; digest: () => string } {
   return { transform, digest: () => hash.digest('hex') };
 }
 
+/** Reads a local file; the file opens only if the method starts reading (else no descriptor leaks). */
+async function* readLocal(path: string): AsyncGenerator<Buffer> {
+  yield* createReadStream(path);
+}
+
+/** The bytes to upload and how many there are (scp announces the size before the data). */
+async function uploadSource(request: PutRequest): Promise<{ source: AsyncIterable<Buffer>; size: number }> {
+  if (request.localPath !== undefined) {
+    const { size } = await stat(request.localPath);
+    return { source: readLocal(request.localPath), size };
+  }
+  const content = Buffer.from(request.content ?? '');
+  return { source: Readable.from([content]), size: content.length };
+}
+
+/** Yields the chunks of `source` while adding them to `hash`. */
+async function* hashing(source: AsyncIterable<Buffer>, hash: ReturnType<typeof createHash>) {
+  for await (const chunk of source) {
+    hash.update(chunk);
+    yield chunk;
+  }
+}
+
 /**
- * Uploads to a temporary file beside the target, verifies its sha256 with `sha256sum` on the
- * host, then sets the mode and renames it into place: the target is never half-written, and a
- * mismatch leaves it untouched. Returns an error message, or undefined on success.
+ * Uploads through `method` to a temporary file beside the target, verifies its sha256 with
+ * `sha256sum` on the host, then sets the mode and renames it into place: the target is never
+ * half-written, and a mismatch leaves it untouched. Returns an error message, or undefined on
+ * success. Throws TransferMethodUnavailable when the host does not offer `method` (nothing is
+ * left behind then but the parent directories).
  */
-export async function sftpPut(
-  sftp: SFTPWrapper,
+export async function putVerified(
+  method: TransferMethod,
   run: RunRemote,
   request: PutRequest,
 ): Promise<string | undefined> {
@@ -55,20 +81,17 @@ export async function sftpPut(
   const dir = posix.dirname(target);
   const temp = `${dir}/.${posix.basename(target)}.kmx-${randomBytes(6).toString('hex')}.tmp`;
   const mkdirResult = await run(`mkdir -p -- ${shQuote(dir)}`);
-  if (mkdirResult.failed)
-    return `cannot create ${dir}: ${mkdirResult.stderr.trim() || `exit ${mkdirResult.exitCode}`}`;
-  const { transform, digest } = hasher();
-  const source =
-    request.localPath !== undefined
-      ? createReadStream(request.localPath)
-      : Readable.from([Buffer.from(request.content ?? '')]);
+  if (mkdirResult.failed) return `cannot create ${dir}: ${failureText(mkdirResult)}`;
+  const hash = createHash('sha256');
   try {
-    await pipeline(source, transform, sftp.createWriteStream(temp, { mode: 0o600 }));
+    const { source, size } = await uploadSource(request);
+    await method.upload(temp, hashing(source, hash), size);
   } catch (error) {
+    if (error instanceof TransferMethodUnavailable) throw error;
     await run(`rm -f -- ${shQuote(temp)}`);
     return `upload to ${target} failed: ${(error as Error).message}`;
   }
-  const local = digest();
+  const local = hash.digest('hex');
   const sum = await run(`sha256sum -- ${shQuote(temp)}`);
   const problem = sum.failed
     ? `cannot checksum ${target} on the host: ${sum.stderr.trim()}`
@@ -86,14 +109,18 @@ export async function sftpPut(
   const place = await run(`${mode} && mv -f -- ${q} ${shQuote(target)}`);
   if (place.failed) {
     await run(`rm -f -- ${q}`);
-    return `cannot move the upload into place at ${target}: ${place.stderr.trim() || `exit ${place.exitCode}`}`;
+    return `cannot move the upload into place at ${target}: ${failureText(place)}`;
   }
   return undefined;
 }
 
-/** Downloads into a local path, then verifies it against `sha256sum` on the host; a mismatch removes the local copy. */
-export async function sftpGet(
-  sftp: SFTPWrapper,
+/**
+ * Downloads through `method` into a local path, then verifies it against `sha256sum` on the
+ * host; a failure or mismatch removes the local copy. Returns an error message, or undefined on
+ * success. Throws TransferMethodUnavailable when the host does not offer `method`.
+ */
+export async function getVerified(
+  method: TransferMethod,
   run: RunRemote,
   request: GetRequest,
 ): Promise<string | undefined> {
@@ -104,10 +131,11 @@ export async function sftpGet(
   // (it may still be opening) before removing what it created.
   const closed = new Promise<void>((resolve) => target.once('close', () => resolve()));
   try {
-    await pipeline(sftp.createReadStream(request.remotePath), transform, target);
+    await pipeline(Readable.from(method.download(request.remotePath)), transform, target);
   } catch (error) {
     await closed;
     await unlink(request.localPath).catch(() => undefined);
+    if (error instanceof TransferMethodUnavailable) throw error;
     return `download of ${request.remotePath} failed: ${(error as Error).message}`;
   }
   const sum = await run(`sha256sum -- ${shQuote(request.remotePath)}`);
