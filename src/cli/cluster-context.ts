@@ -1,5 +1,5 @@
 import { homedir } from 'node:os';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { buildPlan, buildTeardownPlan } from '../plan/index.js';
 import { loadClusterPlaybooks, playbooksDir } from '../playbook/cluster-playbooks.js';
 import { loadSpec } from '../spec/index.js';
@@ -23,6 +23,9 @@ export function defaultClusterDir(name: string): string {
   const home = process.env['KUBEMIX_HOME'] ?? resolve(homedir(), '.kubemix');
   return resolve(home, 'clusters', name);
 }
+
+/** Where `kubemix down` keeps its own run state, beside the build's. */
+export const teardownDir = (clusterDir: string) => join(clusterDir, 'teardown');
 
 /** Loads the spec named on the command line (a YAML file or a Kubeinit short form) and everything derived from it. */
 export async function loadClusterContext(

@@ -1,5 +1,6 @@
+import { acquireLock, forgetRun } from '../../engine/index.js';
 import { TASK_NAMES } from '../../types/plan.js';
-import { loadClusterContext } from '../cluster-context.js';
+import { loadClusterContext, teardownDir } from '../cluster-context.js';
 import {
   choiceOption,
   intOption,
@@ -54,6 +55,13 @@ export async function upCommand(argv: string[]): Promise<number> {
   const logFormat = choiceOption('log-format', values['log-format'], ['text', 'json'] as const) ?? 'text';
   const context = await loadClusterContext(onePositional('up', positionals, 'spec'), values);
   const plan = context.upPlan();
+  // A build makes the last teardown's record stale: the next `down` must clean up again.
+  const lock = await acquireLock(context.clusterDir);
+  try {
+    await forgetRun(teardownDir(context.clusterDir));
+  } finally {
+    await lock.release();
+  }
   const code = await runPlanWithRenderers(plan, context.clusterDir, {
     logFormat,
     ...(forks !== undefined ? { forks } : {}),
