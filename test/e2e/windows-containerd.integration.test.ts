@@ -18,7 +18,7 @@ const dirs: string[] = [];
 let current: { spec: string; clusterDir: string } | undefined;
 
 beforeAll(async () => {
-  lab = await startMixedClusterLab({ controllers: 1, linuxWorkers: 0, windowsWorkers: 2, rebootDownMs: 300 });
+  lab = await startMixedClusterLab({ controllers: 1, linuxWorkers: 0, windowsWorkers: 3, rebootDownMs: 300 });
 });
 
 afterEach(async () => {
@@ -112,5 +112,31 @@ describe('prepare-windows on a fresh Windows host', () => {
       expect(host.feature(feature)?.state, feature).toBe('Installed');
     expect(dismCalls(host)).toEqual([]);
     expect(optionalFeatureState(host, 'Microsoft-Hyper-V-Online')).toBe('Enabled');
+  });
+
+  it('stops with a clear message when the script still asks for a reboot after one reboot and a re-run', async () => {
+    const host = lab.windows.host('win-03');
+    // A host where the features never settle (fault injection: this host's script always asks).
+    const remove = lab.windows.simulator.registerCommand(
+      /^& C:\/k\/Install-Containerd\.ps1 .*$/,
+      ({ stdout }) => {
+        stdout('Please reboot and re-run this script.\r\n');
+        return 0;
+      },
+      'test: Install-Containerd.ps1 that always asks for a reboot',
+    );
+    try {
+      const { run } = await up('win-03');
+      expect(run.exitCode).toBe(1);
+      expect(run.stderr).toContain(
+        'FAILED prepare-windows on win-03: Install-Containerd.ps1 is done asking for reboots',
+      );
+      expect(run.stderr).toContain(
+        'Install-Containerd.ps1 still asks for a reboot after one reboot and a re-run, so containerd is not installed',
+      );
+      expect(host.bootCount).toBe(2);
+    } finally {
+      remove();
+    }
   });
 });
