@@ -24,6 +24,10 @@ LAB_SCRIPT="$(readlink -f "${BASH_SOURCE[0]}")"
 SSHD="${KMX_LAB_SSHD:-/usr/sbin/sshd}"
 # Directories each host sees as its own empty tmpfs. Extend with KMX_LAB_PRIVATE_DIRS (space separated).
 PRIVATE_DIRS="/etc/kubernetes /var/lib/kubelet /etc/containerd /var/lib/kubemix-lab /opt/cni /etc/cni /var/lib/etcd ${KMX_LAB_PRIVATE_DIRS:-}"
+# Directories each host sees as a private copy-on-write view of this machine's (overlayfs, upper
+# layer in the host's tmpfs): what a host writes or removes below them, even whole subdirectories
+# such as /var/lib/cni, stays its own. None by default; KMX_LAB_OVERLAY_DIRS (space separated).
+OVERLAY_DIRS="${KMX_LAB_OVERLAY_DIRS:-}"
 LAB_BIN=/opt/kubemix-lab/bin
 REGISTRY=/run/kubemix-lab
 READY_TIMEOUT_S="${KMX_LAB_READY_TIMEOUT_S:-30}"
@@ -143,7 +147,14 @@ mount -t tmpfs -o mode=0700 kmx-root /root
 mkdir -p /root/.ssh
 cp '$dir/id_ed25519.pub' /root/.ssh/authorized_keys
 chmod 600 /root/.ssh/authorized_keys
-for d in $PRIVATE_DIRS /opt/kubemix-lab; do mkdir -p \"\$d\"; mount -t tmpfs kmx-state \"\$d\"; done
+mkdir -p /opt/kubemix-lab
+mount -t tmpfs kmx-state /opt/kubemix-lab
+n=0
+for d in $OVERLAY_DIRS; do
+  n=\$((n + 1)); layer=/opt/kubemix-lab/overlay/\$n; mkdir -p \$layer/upper \$layer/work
+  mount -t overlay kmx-overlay -o lowerdir=\"\$d\",upperdir=\$layer/upper,workdir=\$layer/work \"\$d\"
+done
+for d in $PRIVATE_DIRS; do mkdir -p \"\$d\"; mount -t tmpfs kmx-state \"\$d\"; done
 mkdir -p $LAB_BIN
 if [ -d '$dir/standins' ]; then cp -a '$dir/standins/.' $LAB_BIN/; fi
 # A private /etc/hosts naming every lab host, so sudo and friends resolve this host's name.

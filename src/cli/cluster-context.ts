@@ -27,6 +27,9 @@ export function defaultClusterDir(name: string): string {
 /** The admin kubeconfig `up` fetches into a cluster directory (init-control-plane's fetch step). */
 export const adminConfPath = (clusterDir: string) => join(clusterDir, 'admin.conf');
 
+/** Where `kubemix down` keeps its own run state, beside the build's. */
+export const teardownDir = (clusterDir: string) => join(clusterDir, 'teardown');
+
 /** Loads the spec named on the command line (a YAML file or a Kubeinit short form) and everything derived from it. */
 export async function loadClusterContext(
   argument: string,

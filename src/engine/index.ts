@@ -1,3 +1,4 @@
+export { forgetRun } from './forget-run.js';
 export type { ClusterLock } from './lock.js';
 export { acquireLock, lockPath } from './lock.js';
 export { moduleStepExecutor, StepDefinitionError } from './module-step-executor.js';

@@ -41,6 +41,23 @@ interface NodeSlot {
   connection: ConnectionKind;
   credentials?: HostCredentials;
   windowsVersion?: '2019' | '2022';
+  /** Playbook variables of the node's group ({@link nodeGroupVars}). */
+  vars?: Record<string, unknown>;
+}
+
+/**
+ * The playbook variables a node gets from its group, whatever the provider: `kubelet_extra_args`
+ * (join playbooks) and, for Windows groups with `hyperV`, `hyperv: true` (prepare-windows runs
+ * Install-Containerd.ps1 without -skipHypervisorSupportCheck).
+ */
+function nodeGroupVars(spec: ClusterSpec, groupName: string): Record<string, unknown> | undefined {
+  const group = spec.nodes.workers.find((g) => g.name === groupName);
+  const kubeletArgs =
+    groupName === 'control-plane' ? spec.nodes.controlPlane.kubeletExtraArgs : group?.kubeletExtraArgs;
+  const vars: Record<string, unknown> = {};
+  if (kubeletArgs && kubeletArgs.length > 0) vars['kubelet_extra_args'] = kubeletArgs;
+  if (group?.os === 'windows' && group.hyperV) vars['hyperv'] = true;
+  return Object.keys(vars).length > 0 ? vars : undefined;
 }
 
 /** Every Kubernetes node the spec asks for, controllers first (Kubeinit's order). */
@@ -56,6 +73,8 @@ function nodeSlots(spec: ClusterSpec): NodeSlot[] {
       connection: cp.connection,
     };
     if (cp.credentials) slot.credentials = cp.credentials;
+    const vars = nodeGroupVars(spec, 'control-plane');
+    if (vars) slot.vars = vars;
     slots.push(slot);
   }
   for (const group of spec.nodes.workers) {
@@ -69,6 +88,8 @@ function nodeSlots(spec: ClusterSpec): NodeSlot[] {
       };
       if (group.credentials) slot.credentials = group.credentials;
       if (group.os === 'windows') slot.windowsVersion = group.windowsVersion ?? '2022';
+      const vars = nodeGroupVars(spec, group.name);
+      if (vars) slot.vars = vars;
       slots.push(slot);
     }
   }
@@ -94,7 +115,7 @@ function toHost(
   if (port !== undefined) host.port = port;
   if (slot.credentials) host.credentials = slot.credentials;
   if (slot.windowsVersion) host.windowsVersion = slot.windowsVersion;
-  if (vars) host.vars = vars;
+  if (slot.vars || vars) host.vars = { ...slot.vars, ...vars };
   return host;
 }
 
@@ -124,9 +145,8 @@ function staticHosts(spec: ClusterSpec & { provider: { type: 'static' } }): Inve
     if (credentials) host.credentials = credentials;
     if (spec.provider.knownHosts && connection === 'ssh')
       host.vars = { kubemix_known_hosts: spec.provider.knownHosts };
-    const kubeletArgs = isControlPlane ? spec.nodes.controlPlane.kubeletExtraArgs : group?.kubeletExtraArgs;
-    if (kubeletArgs && kubeletArgs.length > 0) host.vars = { ...host.vars, kubelet_extra_args: kubeletArgs };
-    if (group?.hyperV) host.vars = { ...host.vars, hyperv: true };
+    const groupVars = nodeGroupVars(spec, isControlPlane ? 'control-plane' : listed.group);
+    if (groupVars) host.vars = { ...host.vars, ...groupVars };
     if (os === 'windows') host.windowsVersion = group?.windowsVersion ?? '2022';
     return host;
   });

@@ -169,7 +169,12 @@ const workerGroupObject = z.strictObject({
     .optional()
     .describe('Default for windows groups: the Windows guide reservations.'),
   taint: z.boolean().default(false).describe('Windows groups: add the os=windows:NoSchedule taint.'),
-  hyperV: z.boolean().default(false).describe('Windows groups: also install the Hyper-V feature.'),
+  hyperV: z
+    .boolean()
+    .default(false)
+    .describe(
+      'Windows groups: install Hyper-V too (for Hyper-V isolated containers); the hosts must support virtualization.',
+    ),
 });
 
 /**

@@ -38,7 +38,8 @@ describe('prepare-windows.yml offline PowerShell', () => {
   it('the offline commands dot-source the shim before the unmodified scripts, and parse', async () => {
     const all = await steps();
     for (const name of [
-      'Install containerd',
+      'Install containerd (Install-Containerd.ps1 installs the Windows features first)',
+      'Install containerd (the re-run Install-Containerd.ps1 asks for after the reboot)',
       'Install kubelet and kubeadm (PrepareNode.ps1)',
       'Import the Windows container images into containerd (offline)',
     ]) {

@@ -104,8 +104,10 @@ describe('a mixed Linux + Windows cluster from one command', () => {
       'verify',
     ]);
     expect(doneIn(up.stdout).sort()).toEqual([...tasks].sort());
-    // The Containers feature asked for a restart: the host really went down and came back.
-    expect(up.stdout).toContain('CHANGED prepare-windows win-01: Reboot to finish installing the features');
+    // Install-Containerd.ps1 asked for a restart: the host really went down and came back.
+    expect(up.stdout).toContain(
+      'CHANGED prepare-windows win-01: Reboot to finish the Windows features Install-Containerd.ps1 changed',
+    );
     expect(winHost.bootCount).toBe(2);
     expect(winHost.feature('Containers')?.state).toBe('Installed');
     expect(lab.windows.errors).toEqual([]);

@@ -93,11 +93,11 @@ describe('a mixed cluster with a Windows node over WinRM and one over SSH (Power
     expect(up.exitCode).toBe(0);
     expect(doneIn(up.stdout).sort()).toEqual([...tasks].sort());
 
-    // The Containers feature asked for a restart on both: each host really went down and came
+    // Install-Containerd.ps1 asked for a restart on both: each host really went down and came
     // back (for the SSH one, its sshd was killed and started again).
     for (const name of ['win-01', 'win-ssh-01']) {
       expect(up.stdout).toContain(
-        `CHANGED prepare-windows ${name}: Reboot to finish installing the features`,
+        `CHANGED prepare-windows ${name}: Reboot to finish the Windows features Install-Containerd.ps1 changed`,
       );
       const host = lab.windows.host(name);
       expect(host.bootCount, name).toBe(2);

@@ -1,11 +1,12 @@
 import { execFile } from 'node:child_process';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { ClusterState } from '../../fixtures/lab/cluster-state.js';
 import { writeStandins } from '../../fixtures/lab/install-standins.js';
-import { tempDir } from './helpers.js';
+import { renderManifestObjects } from '../../src/manifests/index.js';
+import { labManifestVars, tempDir } from './helpers.js';
 
 interface Run {
   code: number;
@@ -274,5 +275,99 @@ describe('stand-in programs run as child processes', () => {
     expect((await ClusterState.open(stateDir).nodes()).map((n) => n.metadata.name)).toEqual(['cp1']);
     const version = await worker.run('kubeadm', ['version', '-o', 'short']);
     expect(version.stdout).toBe('v1.31.2\n');
+  });
+});
+
+describe('what kubeadm reset leaves of the pod network, and ip', () => {
+  let stateDir: string;
+  let cp: FakeHost;
+  let worker: FakeHost;
+
+  /** A join command from cp for the worker (a fresh token each time). */
+  async function joinArgs(): Promise<string[]> {
+    const printed = await cp.run('kubeadm', [
+      'token',
+      'create',
+      '--print-join-command',
+      '--kubeconfig',
+      join(cp.root, 'etc/kubernetes/admin.conf'),
+    ]);
+    return printed.stdout.trim().split(/\s+/).slice(1);
+  }
+
+  beforeAll(async () => {
+    stateDir = await tempDir('kmx-state-');
+    cp = await fakeHost(stateDir, 'cp1', '10.9.0.2');
+    worker = await fakeHost(stateDir, 'w1', '10.9.0.3');
+    expect(
+      (
+        await cp.run('kubeadm', [
+          'init',
+          '--pod-network-cidr',
+          '10.244.0.0/16',
+          '--control-plane-endpoint',
+          '10.9.0.2',
+        ])
+      ).code,
+    ).toBe(0);
+    const state = ClusterState.open(stateDir);
+    for (const o of renderManifestObjects('kube-flannel', labManifestVars())) await state.applyObject(o);
+    expect((await worker.run('kubeadm', await joinArgs())).code).toBe(0);
+  });
+
+  afterAll(async () => {
+    await Promise.all([stateDir, cp.root, worker.root].map((d) => rm(d, { recursive: true, force: true })));
+  });
+
+  it('ip answers only for the links pod networking makes, and only the forms cleanup-linux uses', async () => {
+    expect(await worker.run('ip', ['link', 'show', 'cni0'])).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: 'Device "cni0" does not exist.\n',
+    });
+    for (const args of [
+      ['addr', 'show'],
+      ['link', 'show', 'eth0'],
+      ['link', 'show'],
+      ['link', 'set', 'cni0', 'down'],
+    ]) {
+      const r = await worker.run('ip', args);
+      expect(r.code, args.join(' ')).toBe(1);
+      expect(r.stderr).toContain(`kubemix lab stand-in for ip: not simulated: ip ${args.join(' ')}`);
+    }
+  });
+
+  it('reset leaves cni0 with the old gateway, flannel.<vni>, /var/lib/cni and /run/flannel; a new join carries cni0', async () => {
+    expect((await worker.run('kubeadm', ['reset', '-f'])).code).toBe(0);
+    // w1 joined second: 10.244.1.0/24, gateway .1 on cni0.
+    const show = await worker.run('ip', ['link', 'show', 'cni0']);
+    expect(show.code).toBe(0);
+    expect(show.stdout).toMatch(
+      /^\d+: cni0: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 1450 .*\n {4}link\/ether /,
+    );
+    expect((await worker.run('ip', ['link', 'show', 'flannel.4096'])).code).toBe(0);
+    expect(await readFile(join(worker.root, 'run/flannel/subnet.env'), 'utf8')).toContain(
+      'FLANNEL_SUBNET=10.244.1.1/24',
+    );
+    expect(await readdir(join(worker.root, 'var/lib/cni/networks/cbr0'))).toContain('last_reserved_ip.0');
+
+    // Joining again makes w1 the third node (10.244.2.0/24): its pods hit the leftover bridge.
+    expect((await worker.run('kubeadm', await joinArgs())).code).toBe(0);
+    const state = ClusterState.open(stateDir);
+    expect((await state.read()).nodes.find((n) => n.name === 'w1')?.leftovers).toEqual({
+      cni0: '10.244.1.1/24',
+    });
+    const sandbox = (await state.events()).filter((e) => e.reason === 'FailedCreatePodSandBox');
+    expect(sandbox.length).toBeGreaterThan(0);
+    expect(sandbox[0]!.message).toContain(
+      'failed to set bridge addr: "cni0" already has an IP address different from 10.244.2.1/24',
+    );
+
+    expect((await worker.run('ip', ['link', 'delete', 'cni0'])).code).toBe(0);
+    expect(await worker.run('ip', ['link', 'delete', 'cni0'])).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: 'Cannot find device "cni0"\n',
+    });
   });
 });

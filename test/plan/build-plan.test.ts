@@ -140,6 +140,46 @@ describe('buildPlan', () => {
     expect(p.hosts[1]?.hostKeyPolicy).toBe('accept-new');
   });
 
+  it('gives Windows nodes of a hyperV group `hyperv: true` (prepare-windows reads it), whatever the provider', () => {
+    const workers: NonNullable<ClusterSpecInput['nodes']>['workers'] = [
+      { name: 'windows', os: 'windows', count: 1, hyperV: true },
+      { name: 'win-plain', os: 'windows', count: 1 },
+    ];
+    const hyperv = (p: ReturnType<typeof plan>) =>
+      p.hosts.filter((h) => h.os === 'windows').map((h) => [h.group, h.vars?.['hyperv']]);
+    const statics = staticSpec();
+    const staticPlan = plan({
+      ...statics,
+      provider: {
+        type: 'static',
+        hosts: [
+          ...(statics.provider as { hosts: object[] }).hosts.filter(
+            (h) => (h as { group: string }).group !== 'linux',
+          ),
+          { name: 'win2', address: '10.0.0.14', group: 'win-plain' },
+        ],
+      } as ClusterSpecInput['provider'],
+      nodes: { controlPlane: { count: 1 }, workers },
+    });
+    expect(hyperv(staticPlan)).toEqual([
+      ['windows', true],
+      ['win-plain', undefined],
+    ]);
+    const libvirtPlan = plan({
+      name: 'lab',
+      provider: { type: 'libvirt' },
+      nodes: { controlPlane: { count: 1 }, workers },
+    });
+    expect(hyperv(libvirtPlan)).toEqual([
+      ['windows', true],
+      ['win-plain', undefined],
+    ]);
+    // The Windows groups' kubelet reservations reach libvirt guests too, as static hosts.
+    expect(libvirtPlan.hosts.find((h) => h.group === 'windows')?.vars?.['kubelet_extra_args']).toEqual(
+      staticPlan.hosts.find((h) => h.group === 'windows')?.vars?.['kubelet_extra_args'],
+    );
+  });
+
   it('is pure: the same spec gives the same plan', () => {
     expect(plan(staticSpec())).toEqual(plan(staticSpec()));
   });

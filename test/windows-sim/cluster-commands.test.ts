@@ -75,13 +75,19 @@ nodeRegistration:
 ${args}`;
 }
 
+/** Install-Containerd.ps1 as prepare-windows runs it: once, a reboot when asked, once more. */
+async function installContainerd(host = 'win1'): Promise<void> {
+  expect((await shell(INSTALL_CONTAINERD, host)).stdout).toContain('Please reboot and re-run this script.');
+  sim.host(host).boot();
+  expect((await shell(INSTALL_CONTAINERD, host)).code).toBe(0);
+  expect(sim.host(host).service('containerd')?.state).toBe('running');
+}
+
 /** Everything prepare-windows does before the join, the way the playbook does it. */
 async function prepare(host = 'win1'): Promise<void> {
-  const h = sim.host(host);
   for (const { name, url } of pinnedScriptUrls(loadVersions()))
     expect((await download(url, `C:/k/${name}`, host)).failed).toBe(false);
-  h.feature('Containers')!.state = 'Installed';
-  expect((await shell(INSTALL_CONTAINERD, host)).code).toBe(0);
+  await installContainerd(host);
   expect((await shell(PREPARE_NODE, host)).code).toBe(0);
 }
 
@@ -172,8 +178,7 @@ describe('PrepareNode.ps1', () => {
     const early = await shell(PREPARE_NODE);
     expect(early.code).toBe(1);
     expect(early.stderr).toContain('ContainerD service was not detected');
-    host.feature('Containers')!.state = 'Installed';
-    await shell(INSTALL_CONTAINERD);
+    await installContainerd();
     const ran = await shell(PREPARE_NODE);
     expect(ran.code).toBe(0);
     expect(ran.stdout).toContain('Using Kubernetes version: v1.31.2');
@@ -248,8 +253,7 @@ describe('kubeadm.exe join and the kubelet service', () => {
     sim.host('win2019').fs.mkdir('C:/k');
     for (const { name, url } of pinnedScriptUrls(loadVersions()))
       await download(url, `C:/k/${name}`, 'win2019');
-    sim.host('win2019').feature('Containers')!.state = 'Installed';
-    await shell(INSTALL_CONTAINERD, 'win2019');
+    await installContainerd('win2019');
     // The options inject one PrepareNode.ps1 failure on this host.
     const injected = await shell(PREPARE_NODE, 'win2019');
     expect(injected.code).toBe(1);

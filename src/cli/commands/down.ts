@@ -1,5 +1,5 @@
-import { acquireLock } from '../../engine/index.js';
-import { loadClusterContext } from '../cluster-context.js';
+import { acquireLock, forgetRun } from '../../engine/index.js';
+import { loadClusterContext, teardownDir } from '../cluster-context.js';
 import {
   choiceOption,
   intOption,
@@ -34,10 +34,14 @@ export async function downCommand(argv: string[]): Promise<number> {
   // holds the build's lock, so `down` never runs under a live `up` (and the reverse).
   const buildLock = await acquireLock(context.clusterDir);
   try {
-    return await runPlanWithRenderers(context.downPlan(), `${context.clusterDir}/teardown`, {
+    const code = await runPlanWithRenderers(context.downPlan(), teardownDir(context.clusterDir), {
       logFormat,
       ...(forks !== undefined ? { forks } : {}),
     });
+    // The cluster is gone: the build's record (done tasks, join tokens) would make the next `up`
+    // skip everything. A failed down keeps it, so `down` can be run again.
+    if (code === 0) await forgetRun(context.clusterDir);
+    return code;
   } finally {
     await buildLock.release();
   }

@@ -1,9 +1,9 @@
 import { existsSync } from 'node:fs';
-import { readState } from '../../engine/index.js';
+import { acquireLock, forgetRun, readState } from '../../engine/index.js';
 import { kubeconfigKey } from '../../kubeconfig/merge.js';
 import { sq } from '../../modules/shell.js';
 import { TASK_NAMES } from '../../types/plan.js';
-import { adminConfPath, type ClusterContext, loadClusterContext } from '../cluster-context.js';
+import { adminConfPath, type ClusterContext, loadClusterContext, teardownDir } from '../cluster-context.js';
 import {
   choiceOption,
   intOption,
@@ -59,6 +59,13 @@ export async function upCommand(argv: string[]): Promise<number> {
   const specArgument = onePositional('up', positionals, 'spec');
   const context = await loadClusterContext(specArgument, values);
   const plan = context.upPlan();
+  // A build makes the last teardown's record stale: the next `down` must clean up again.
+  const lock = await acquireLock(context.clusterDir);
+  try {
+    await forgetRun(teardownDir(context.clusterDir));
+  } finally {
+    await lock.release();
+  }
   const code = await runPlanWithRenderers(plan, context.clusterDir, {
     logFormat,
     ...(forks !== undefined ? { forks } : {}),
