@@ -41,6 +41,8 @@ interface NodeSlot {
   connection: ConnectionKind;
   credentials?: HostCredentials;
   windowsVersion?: '2019' | '2022';
+  /** The group's kubelet arguments (the `kubelet_extra_args` host var). */
+  kubeletExtraArgs: string[];
 }
 
 /** Every Kubernetes node the spec asks for, controllers first (Kubeinit's order). */
@@ -54,6 +56,7 @@ function nodeSlots(spec: ClusterSpec): NodeSlot[] {
       role: 'control-plane',
       os: 'linux',
       connection: cp.connection,
+      kubeletExtraArgs: cp.kubeletExtraArgs,
     };
     if (cp.credentials) slot.credentials = cp.credentials;
     slots.push(slot);
@@ -66,6 +69,7 @@ function nodeSlots(spec: ClusterSpec): NodeSlot[] {
         role: 'worker',
         os: group.os,
         connection: groupConnection(group),
+        kubeletExtraArgs: group.kubeletExtraArgs ?? [],
       };
       if (group.credentials) slot.credentials = group.credentials;
       if (group.os === 'windows') slot.windowsVersion = group.windowsVersion ?? '2022';
@@ -95,6 +99,7 @@ function toHost(
   if (slot.credentials) host.credentials = slot.credentials;
   if (slot.windowsVersion) host.windowsVersion = slot.windowsVersion;
   if (vars) host.vars = vars;
+  if (slot.kubeletExtraArgs.length > 0) host.vars = { ...host.vars, kubelet_extra_args: slot.kubeletExtraArgs };
   return host;
 }
 
