@@ -99,7 +99,8 @@ function toHost(
   if (slot.credentials) host.credentials = slot.credentials;
   if (slot.windowsVersion) host.windowsVersion = slot.windowsVersion;
   if (vars) host.vars = vars;
-  if (slot.kubeletExtraArgs.length > 0) host.vars = { ...host.vars, kubelet_extra_args: slot.kubeletExtraArgs };
+  if (slot.kubeletExtraArgs.length > 0)
+    host.vars = { ...host.vars, kubelet_extra_args: slot.kubeletExtraArgs };
   return host;
 }
 
