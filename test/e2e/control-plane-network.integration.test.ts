@@ -15,7 +15,10 @@ import { kubemix, tempClusterDir } from './helpers.js';
 const labs: ClusterLab[] = [];
 const dirs: string[] = [];
 afterAll(async () => {
-  for (const lab of labs) await lab.stop();
+  for (const lab of labs) {
+    await lab.stop();
+    await rm(lab.dir, { recursive: true, force: true });
+  }
   for (const dir of dirs) await rm(dir, { recursive: true, force: true });
 });
 
