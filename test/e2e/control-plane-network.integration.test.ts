@@ -1,12 +1,11 @@
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
 import { writeLabSpec } from '../../fixtures/cluster-lab/lab-spec.js';
 import { type ClusterLab, startClusterLab } from '../../fixtures/lab/cluster-lab.js';
 import type { KubeObject } from '../../fixtures/lab/cluster-state.js';
 import type { InventoryHost } from '../../src/types/inventory.js';
-import { kubemix, tempClusterDir } from './helpers.js';
+import { kubemix, onLabHost, tempClusterDir } from './helpers.js';
 
 // `kubemix up` of HA control planes on lab hosts: the secondary controllers join one at a time
 // (kubernetes/kubeadm#2005), and on hosts whose first NIC is a NAT interface with the default
@@ -28,26 +27,7 @@ async function clusterDirFor(): Promise<string> {
   return dir;
 }
 
-/** A command on a Linux lab host over its real sshd. */
-async function onHost(lab: ClusterLab, host: InventoryHost, command: string): Promise<string> {
-  const run = await execa(
-    'ssh',
-    [
-      '-i',
-      lab.privateKeyPath,
-      '-o',
-      `UserKnownHostsFile=${lab.knownHostsPath}`,
-      '-o',
-      'StrictHostKeyChecking=yes',
-      '-o',
-      'BatchMode=yes',
-      `root@${host.address}`,
-      command,
-    ],
-    { reject: false },
-  );
-  return run.stdout;
-}
+const onHost = (lab: ClusterLab, host: InventoryHost, command: string) => onLabHost(lab, host, command);
 
 const ready = (node: KubeObject) =>
   (node['status'] as { conditions: { type: string; status: string }[] }).conditions.find(
