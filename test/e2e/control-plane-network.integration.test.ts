@@ -78,6 +78,35 @@ describe('secondary control planes', () => {
       'lab-02',
       'lab-03',
     ]);
+    const down = await kubemix(['down', spec, '--cluster-dir', join(dir, 'cluster')]);
+    expect(down.exitCode).toBe(0);
+  });
+});
+
+describe('a kubelet arg the kubelet does not know', () => {
+  it('fails the join at kubelet-start, naming the host, and leaves no join configuration behind', async () => {
+    const lab = labs[0]!;
+    const dir = await clusterDirFor();
+    const spec = await writeLabSpec(dir, {
+      name: 'bad-kubelet-arg',
+      linuxHosts: lab.hosts.slice(0, 2),
+      controllers: 1,
+      knownHostsPath: lab.knownHostsPath,
+      privateKeyPath: lab.privateKeyPath,
+      linuxKubeletExtraArgs: ['--node-nmae=typo'],
+    });
+    const clusterDir = join(dir, 'cluster');
+    const up = await kubemix(['up', spec, '--cluster-dir', clusterDir, '--stop-before', 'verify']);
+    expect(up.exitCode).toBe(1);
+    expect(up.stdout).toContain('task join-linux-workers failed on host lab-02: step "The node joined"');
+    expect(up.stdout).toContain('error execution phase kubelet-start: timed out waiting for the condition');
+    expect(await onHost(lab, lab.hosts[1]!, 'systemctl status kubelet')).toContain(
+      'failed to parse kubelet flag: unknown flag: --node-nmae',
+    );
+    expect(await onHost(lab, lab.hosts[1]!, 'ls /etc/kubernetes/kubemix')).toBe('');
+    expect((await lab.cluster.nodes()).map((n) => n.metadata.name)).toEqual(['lab-01']);
+    const down = await kubemix(['down', spec, '--cluster-dir', clusterDir]);
+    expect(down.exitCode).toBe(0);
   });
 });
 
