@@ -1,9 +1,12 @@
 /**
- * Ansible's `throttle` for one task (or one plan step): how many hosts may run it at once.
- * Every host asks with its own limit, because Ansible templates `throttle` per host; a host
- * starts while fewer than its limit run the step, in the order the hosts asked. Ansible's free
- * strategy counts the running workers of the same task the same way
- * (ansible/ansible lib/ansible/plugins/strategy/free.py, `same_tasks >= throttle`).
+ * Ansible's `throttle` for one task (or one plan step): how many hosts may run it at once
+ * ("Restricting execution with throttle",
+ * https://docs.ansible.com/ansible/latest/playbook_guide/playbooks_strategies.html: it limits the
+ * workers of a task and can lower, never raise, forks). Every host asks with its own limit,
+ * because Ansible templates `throttle` per host; a host starts while fewer than its limit run
+ * the step, in the order the hosts asked. Ansible's free strategy counts the running workers of
+ * the same task the same way (ansible/ansible lib/ansible/plugins/strategy/free.py,
+ * `same_tasks >= throttle`; strategy/__init__.py ignores it with run_once).
  */
 export class Throttle {
   private active = 0;
