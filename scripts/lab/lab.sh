@@ -2,7 +2,7 @@
 # kubemix lab: N Linux test hosts on this machine, each a real OpenSSH sshd with its own
 # hostname, host key, private /root and private state directories.
 #
-#   lab.sh start N DIR [--no-netns] [--standins DIR] [--no-sftp HOSTS] [--no-scp HOSTS] [--foreground]
+#   lab.sh start N DIR [--no-netns] [--nat-nic] [--standins DIR] [--no-sftp HOSTS] [--no-scp HOSTS] [--foreground]
 #   lab.sh stop DIR
 #   lab.sh kill-host DIR NAME      # SIGKILL every process of one host (sshd and its sessions)
 #   lab.sh start-host DIR NAME     # start a killed host again (same key, same address)
@@ -11,6 +11,10 @@
 # Hosts live in network namespaces joined by a bridge (10.233.ID.0/24, only inside namespaces we
 # create). Where namespaces cannot be created, or with --no-netns, sshd listens on loopback
 # addresses 127.ID.0.x instead. ID is a per-lab number so several labs never collide.
+# --nat-nic gives every host a first interface like the NAT NIC of Vagrant and many libvirt
+# setups: eth0 with 10.0.2.15/24 on every host, the default route through it, reaching nothing;
+# the shared network moves to eth1, and each host's /etc/hosts names itself 127.0.1.1 (Debian's
+# convention). Tools that take "the default interface" then pick the unreachable NAT address.
 #
 # --no-sftp HOSTS: those hosts' sshd has no `Subsystem sftp` line (minimal images, appliances:
 # SFTP requests are refused). --no-scp HOSTS: those hosts have no scp program (hidden by an
@@ -159,6 +163,7 @@ mkdir -p $LAB_BIN
 if [ -d '$dir/standins' ]; then cp -a '$dir/standins/.' $LAB_BIN/; fi
 # A private /etc/hosts naming every lab host, so sudo and friends resolve this host's name.
 cp '$dir/etc-hosts' /opt/kubemix-lab/hosts
+if [ '$NAT' = yes ]; then sed -i 's/^[0-9.]* $name\$/127.0.1.1 $name/' /opt/kubemix-lab/hosts; fi
 mount --bind /opt/kubemix-lab/hosts /etc/hosts
 # A host's own os-release (the distribution it plays), when the lab's user put one in its directory.
 if [ -f '$hostdir/os-release' ]; then mount --bind '$hostdir/os-release' /etc/os-release; fi
@@ -176,7 +181,7 @@ exec '$SSHD' -D -f '$hostdir/sshd_config' -E '$hostdir/sshd.log'"
 }
 
 setup_network() {
-  local i name ns veth
+  local i name ns veth cluster_if
   ip link add "kmxbr$ID" type bridge
   ip addr add "10.233.$ID.1/24" dev "kmxbr$ID"
   ip link set "kmxbr$ID" up
@@ -185,10 +190,21 @@ setup_network() {
     ns="kmx-lab-$ID-$name"
     veth="kmx${ID}h$i"
     ip netns add "$ns"
-    ip link add "$veth" type veth peer name eth0 netns "$ns"
+    cluster_if=eth0
+    if [ "$NAT" = yes ]; then
+      # The NAT-like NIC comes first and carries the default route; its peer is attached to
+      # nothing, so what is sent there reaches no other host (the NAT address is every host's own).
+      cluster_if=eth1
+      ip link add "kmx${ID}n$i" type veth peer name eth0 netns "$ns"
+      ip link set "kmx${ID}n$i" up
+      ip -n "$ns" addr add 10.0.2.15/24 dev eth0
+      ip -n "$ns" link set eth0 up
+      ip -n "$ns" route add default via 10.0.2.2 dev eth0
+    fi
+    ip link add "$veth" type veth peer name "$cluster_if" netns "$ns"
     ip link set "$veth" master "kmxbr$ID" up
-    ip -n "$ns" addr add "$(host_address netns "$ID" "$i")/24" dev eth0
-    ip -n "$ns" link set eth0 up
+    ip -n "$ns" addr add "$(host_address netns "$ID" "$i")/24" dev "$cluster_if"
+    ip -n "$ns" link set "$cluster_if" up
     ip -n "$ns" link set lo up
   done
 }
@@ -252,10 +268,11 @@ EOF
 }
 
 cmd_start() {
-  local count="" dir="" no_netns=no standins="" foreground=no no_sftp="" no_scp=""
+  local count="" dir="" no_netns=no standins="" foreground=no no_sftp="" no_scp="" nat=no
   while [ $# -gt 0 ]; do
     case "$1" in
       --no-netns) no_netns=yes ;;
+      --nat-nic) nat=yes ;;
       --standins) standins="${2:?--standins needs a directory}"; shift ;;
       --no-sftp) no_sftp="${2:?--no-sftp needs host names or all}"; shift ;;
       --no-scp) no_scp="${2:?--no-scp needs host names or all}"; shift ;;
@@ -285,9 +302,9 @@ cmd_start() {
   fi
   rm -f "$dir/ready" "$dir/failed" "$dir/stopping" "$dir/pids"
   if [ "$foreground" = yes ]; then
-    exec "$LAB_SCRIPT" _supervise "$count" "$dir" "$no_netns" "$no_sftp" "$no_scp"
+    exec "$LAB_SCRIPT" _supervise "$count" "$dir" "$no_netns" "$no_sftp" "$no_scp" "$nat"
   fi
-  setsid "$LAB_SCRIPT" _supervise "$count" "$dir" "$no_netns" "$no_sftp" "$no_scp" </dev/null >"$dir/supervisor.log" 2>&1 &
+  setsid "$LAB_SCRIPT" _supervise "$count" "$dir" "$no_netns" "$no_sftp" "$no_scp" "$nat" </dev/null >"$dir/supervisor.log" 2>&1 &
   wait_ready "$dir" || {
     cat "$dir/failed" >&2 2>/dev/null || cat "$dir/supervisor.log" >&2
     exit 1
@@ -312,6 +329,7 @@ cmd_supervise() {
   local dir="$2" no_netns="$3"
   NO_SFTP="${4:-}"
   NO_SCP="${5:-}"
+  NAT="${6:-no}"
   declare -gA PIDS=()
   echo "$$" >"$dir/supervisor.pid"
   set -E
@@ -326,10 +344,11 @@ cmd_supervise() {
   fi
   if [ "$MODE" = netns ] || unshare --uts --mount --pid --fork --mount-proc --propagation private true 2>/dev/null; then PRIVATE=yes; fi
   [ -z "$NO_SCP" ] || [ "$PRIVATE" = yes ] || fail "--no-scp needs mount namespaces (unshare), which this machine does not allow"
+  [ "$NAT" != yes ] || [ "$MODE" = netns ] || fail "--nat-nic needs network namespaces (this machine cannot create them, or --no-netns was given)"
   for d in $PRIVATE_DIRS /opt/kubemix-lab; do mkdir -p "$d" 2>/dev/null || true; done
   mkdir -p /run/sshd
   chmod 0755 /run/sshd
-  printf 'ID=%s\nMODE=%s\nPORT=%s\nCOUNT=%s\nPRIVATE=%s\nNO_SFTP=%s\nNO_SCP=%s\n' "$ID" "$MODE" "$PORT" "$COUNT" "$PRIVATE" "$NO_SFTP" "$NO_SCP" >"$dir/lab.env"
+  printf 'ID=%s\nMODE=%s\nPORT=%s\nCOUNT=%s\nPRIVATE=%s\nNO_SFTP=%s\nNO_SCP=%s\nNAT=%s\n' "$ID" "$MODE" "$PORT" "$COUNT" "$PRIVATE" "$NO_SFTP" "$NO_SCP" "$NAT" >"$dir/lab.env"
   [ -f "$dir/id_ed25519" ] || ssh-keygen -q -t ed25519 -N '' -C kubemix-lab -f "$dir/id_ed25519"
   local i name addr
   if [ "$MODE" = netns ]; then

@@ -17,6 +17,11 @@ export interface StartLabOptions {
   standinsDir?: string;
   /** Use loopback addresses even where network namespaces work. */
   noNetns?: boolean;
+  /**
+   * Give every host a NAT-like first NIC (lab.sh --nat-nic): eth0 10.0.2.15/24 on every host with
+   * the default route, the shared network on eth1. Needs network namespaces.
+   */
+  natInterface?: boolean;
   /** sshd port on every host (default 22). */
   port?: number;
   /** Hosts whose sshd offers no SFTP subsystem (no `Subsystem sftp` line), or 'all'. */
@@ -89,6 +94,7 @@ export async function startLab(options: StartLabOptions): Promise<Lab> {
   const dir = options.dir ?? (await mkdtemp(join(tmpdir(), 'kmx-lab-')));
   const args = ['start', String(options.count), dir, '--foreground'];
   if (options.noNetns) args.push('--no-netns');
+  if (options.natInterface) args.push('--nat-nic');
   if (options.standinsDir) args.push('--standins', options.standinsDir);
   const names = (list: string[] | 'all') => (list === 'all' ? 'all' : list.join(','));
   if (options.noSftp) args.push('--no-sftp', names(options.noSftp));

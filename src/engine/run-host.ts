@@ -1,10 +1,13 @@
 import { ConnectionError } from '../errors/index.js';
 import type { TransportPool } from '../executor/transport-pool.js';
 import type { Transport } from '../transport/types.js';
+import { failedResult } from '../types/command-result.js';
 import type { InventoryHost } from '../types/inventory.js';
+import type { PlanStep } from '../types/plan.js';
 import { formatStepFailure } from './failure.js';
 import type { OutputStore } from './outputs.js';
 import { runStep, type StepRunContext } from './run-step.js';
+import { type StepThrottles, THROTTLE_NOT_INTEGER, throttleValue } from './throttle.js';
 import type { StepFailure } from './types.js';
 
 /** How a (task, host) unit ended. */
@@ -58,6 +61,8 @@ export interface HostRunContext
   /** Position of the host in the task's host list (0 runs the runOnce steps). */
   hostIndex: number;
   gate: RunOnceGate;
+  /** The task's step throttles, shared by its hosts (Ansible's `throttle`). */
+  throttles: StepThrottles;
 }
 
 /** Connects to a host (pooled) and runs the task's steps on it in order. Never throws for a failure. */
@@ -91,13 +96,23 @@ export async function runHost(ctx: HostRunContext): Promise<HostRunResult> {
         if (!(await ctx.gate.wait(index))) return { status: 'ok' };
         continue;
       }
-      const result = await runStep({
-        ...ctx,
-        delegate: (name) => delegateTo(ctx, name),
-        step,
-        transport,
-        templateContext: ctx.outputs.context(ctx.plan.vars, host),
-      });
+      const templateContext = ctx.outputs.context(ctx.plan.vars, host);
+      const limit = stepThrottle(ctx, step, templateContext);
+      if (limit === undefined) return throttleFailure(ctx, step);
+      const release = await ctx.throttles.of(index).acquire(limit);
+      let result: Awaited<ReturnType<typeof runStep>>;
+      try {
+        if (ctx.signal.aborted) return { status: 'interrupted' };
+        result = await runStep({
+          ...ctx,
+          delegate: (name) => delegateTo(ctx, name),
+          step,
+          transport,
+          templateContext,
+        });
+      } finally {
+        release();
+      }
       if (step.runOnce) ctx.gate.settle(index, result.status !== 'failed' && result.status !== 'interrupted');
       if (result.status === 'interrupted') return { status: 'interrupted' };
       if (result.status === 'failed') return { status: 'failed', ...pick(result) };
@@ -106,6 +121,54 @@ export async function runHost(ctx: HostRunContext): Promise<HostRunResult> {
   } finally {
     if (ctx.hostIndex === 0) ctx.gate.settleRest(runOnceIndexes);
   }
+}
+
+/**
+ * The step's throttle for this host: 0 for none (also for runOnce steps, which Ansible does not
+ * throttle), undefined when it does not render to an integer.
+ */
+function stepThrottle(
+  ctx: HostRunContext,
+  step: PlanStep,
+  templateContext: Record<string, unknown>,
+): number | undefined {
+  if (step.throttle === undefined || step.runOnce) return 0;
+  try {
+    return throttleValue(
+      typeof step.throttle === 'string' ? ctx.render(step.throttle, templateContext) : step.throttle,
+    );
+  } catch {
+    return undefined;
+  }
+}
+
+/** The step fails before it starts, as Ansible fails a task whose throttle is not an integer. */
+function throttleFailure(ctx: HostRunContext, step: PlanStep): HostRunResult {
+  const { task, host } = ctx;
+  const failure: StepFailure = {
+    task: task.name,
+    host: host.name,
+    step: step.name,
+    command: `throttle: ${String(step.throttle)}`,
+    exitCode: null,
+    stderrTail: THROTTLE_NOT_INTEGER,
+  };
+  ctx.emit({ type: 'step-start', task: task.name, host: host.name, step: step.name, attempt: 1 });
+  ctx.emit({
+    type: 'step-end',
+    task: task.name,
+    host: host.name,
+    step: step.name,
+    status: 'failed',
+    result: failedResult(failure.command, THROTTLE_NOT_INTEGER, 0, host.name),
+  });
+  const message = formatStepFailure({
+    task: task.name,
+    host: host.name,
+    step: step.name,
+    reason: THROTTLE_NOT_INTEGER,
+  });
+  return step.ignoreErrors ? { status: 'ok' } : { status: 'failed', failure, message };
 }
 
 /** A plan host by name with its pooled transport: where delegate_to sends a step's commands. */

@@ -5,6 +5,7 @@ import type { PlanTask } from '../types/plan.js';
 import type { Limiter } from './limiter.js';
 import type { OutputStore } from './outputs.js';
 import { type HostRunContext, type HostRunResult, RunOnceGate, runHost } from './run-host.js';
+import { StepThrottles } from './throttle.js';
 import type { StepFailure } from './types.js';
 
 /** How a task ended in this run. */
@@ -18,7 +19,8 @@ export interface TaskRunResult {
 }
 
 /** What runTask needs from the engine. */
-export interface TaskRunContext extends Omit<HostRunContext, 'task' | 'host' | 'hostIndex' | 'gate'> {
+export interface TaskRunContext
+  extends Omit<HostRunContext, 'task' | 'host' | 'hostIndex' | 'gate' | 'throttles'> {
   pool: TransportPool;
   outputs: OutputStore;
   limiter: Limiter;
@@ -63,13 +65,14 @@ export async function runTask(ctx: TaskRunContext, task: PlanTask): Promise<Task
 
   ctx.emit({ type: 'task-start', task: task.name, hosts: task.hosts });
   const gate = new RunOnceGate();
+  const throttles = new StepThrottles();
   // acquire() is called in host order, and the limiter is FIFO: the first host (which runs the
   // runOnce steps the others wait for) always gets a slot before them, so waiting cannot deadlock.
   const units = task.hosts.map(async (name, hostIndex): Promise<HostRunResult> => {
     const host = ctx.hosts.get(name) as InventoryHost;
     const release = await ctx.limiter.acquire();
     try {
-      return await runHost({ ...ctx, task, host, hostIndex, gate });
+      return await runHost({ ...ctx, task, host, hostIndex, gate, throttles });
     } finally {
       release();
     }

@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
+import { THROTTLE_NOT_INTEGER, throttleValue } from '../engine/throttle.js';
 import { SpecError } from '../errors/index.js';
 import { findModule } from '../modules/registry.js';
 import { isTemplate } from '../template/index.js';
@@ -38,6 +39,7 @@ const TASK_KEYWORDS = new Set([
   'check_mode',
   'timeout',
   'listen',
+  'throttle',
 ]);
 /** Ansible keywords kubemix knows but does not implement: named in the error instead of "unknown". */
 const UNSUPPORTED_TASK = new Set([
@@ -65,7 +67,6 @@ const UNSUPPORTED_TASK = new Set([
   'become_flags',
   'connection',
   'remote_user',
-  'throttle',
   'any_errors_fatal',
   'ignore_unreachable',
   'module_defaults',
@@ -88,6 +89,7 @@ const PLAY_KEYWORDS = new Set([
   'tags',
   'environment',
   'ignore_errors',
+  'throttle',
 ]);
 const UNSUPPORTED_PLAY = new Set([
   'serial',
@@ -105,7 +107,6 @@ const UNSUPPORTED_PLAY = new Set([
   'become_method',
   'module_defaults',
   'collections',
-  'throttle',
   'run_once',
   'no_log',
   'check_mode',
@@ -179,6 +180,16 @@ class PlaybookParser {
     if (typeof value === 'number' && Number.isFinite(value) && value >= 0) return value;
     if (typeof value === 'string' && /^\d+(\.\d+)?$/.test(value.trim())) return Number(value);
     this.source.report(path, 'must be a number >= 0');
+    return undefined;
+  }
+
+  /** `throttle`: an integer (0 = no limit) or a template Ansible renders per host. */
+  private throttle(value: unknown, path: Path): number | string | undefined {
+    if (value === undefined || value === null) return undefined;
+    if (typeof value === 'string' && isTemplate(value)) return value;
+    const n = throttleValue(value);
+    if (n !== undefined) return n;
+    this.source.report(path, `must be an integer (or a {{ template }}): ${THROTTLE_NOT_INTEGER}`);
     return undefined;
   }
 
@@ -326,6 +337,7 @@ class PlaybookParser {
     set('becomeUser', this.string(raw['become_user'], [...path, 'become_user']));
     set('noLog', this.bool(raw['no_log'], [...path, 'no_log']));
     set('checkMode', this.bool(raw['check_mode'], [...path, 'check_mode']));
+    set('throttle', this.throttle(raw['throttle'], [...path, 'throttle']));
     return task;
   }
 
@@ -381,6 +393,8 @@ class PlaybookParser {
     if (environment !== undefined) play.environment = environment;
     const ignoreErrors = this.bool(raw['ignore_errors'], [...path, 'ignore_errors']);
     if (ignoreErrors !== undefined) play.ignoreErrors = ignoreErrors;
+    const throttle = this.throttle(raw['throttle'], [...path, 'throttle']);
+    if (throttle !== undefined) play.throttle = throttle;
     const handlerNames = new Set(play.handlers.flatMap((h) => [h.name, ...h.listen]));
     play.sections.flat().forEach((task) => {
       for (const name of task.notify) {

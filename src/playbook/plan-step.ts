@@ -25,23 +25,26 @@ export function taskFromPlanStep(step: PlanStep): Task {
   if (step.secret) task.noLog = true;
   if (step.runOnce) task.runOnce = true;
   if (step.ignoreErrors) task.ignoreErrors = true;
+  if (step.throttle !== undefined) task.throttle = step.throttle;
   return task;
 }
 
 /**
  * A playbook task as a cluster plan step. The engine owns what it does for every step (run_once,
  * no_log as a secret output, register into the state's outputs, ignore_errors, the per-attempt
- * time limit); everything else (when, loop, retries/until, changed_when, become, ...) stays in
- * `keywords` for executeTask, exactly as written.
+ * time limit, throttle across the task's hosts); everything else (when, loop, retries/until,
+ * changed_when, become, ...) stays in `keywords` for executeTask, exactly as written.
  */
 export function planStepFromTask(task: Task, os?: HostOs): PlanStep {
-  const { name, module, args, register, noLog, runOnce, ignoreErrors, timeoutMs, ...keywords } = task;
+  const { name, module, args, register, noLog, runOnce, ignoreErrors, timeoutMs, throttle, ...keywords } =
+    task;
   const step: PlanStep = { name, module, args, keywords: keywords as unknown as Record<string, unknown> };
   if (register !== undefined) step.register = register;
   if (noLog) step.secret = true;
   if (runOnce) step.runOnce = true;
   if (ignoreErrors) step.ignoreErrors = true;
   if (timeoutMs !== undefined) step.timeoutMs = timeoutMs;
+  if (throttle !== undefined) step.throttle = throttle;
   if (os !== undefined) step.os = os;
   return step;
 }
@@ -57,6 +60,7 @@ export function taskForPlanStep(step: PlanStep): Task {
       ignoreErrors: _ignore,
       noLog: _noLog,
       timeoutMs: _t,
+      throttle: _throttle,
       ...task
     } = taskFromPlanStep(step);
     return task;

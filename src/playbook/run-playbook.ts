@@ -4,6 +4,7 @@ import { parse as parseYaml } from 'yaml';
 import { lineBuffer } from '../engine/line-buffer.js';
 import { hiddenResult, NO_LOG_MESSAGE } from '../engine/no-log.js';
 import { Redactor } from '../engine/redactor.js';
+import { THROTTLE_NOT_INTEGER, Throttle, throttleValue } from '../engine/throttle.js';
 import { ConnectionError, SpecError, UsageError } from '../errors/index.js';
 import { type TransportFactory, TransportPool } from '../executor/transport-pool.js';
 import { renderString, renderValue } from '../template/index.js';
@@ -233,17 +234,33 @@ export async function runPlaybook(options: RunPlaybookOptions): Promise<Playbook
             ? { ...play.environment, ...(task.environment ?? {}) }
             : (task.environment ?? play.environment);
       }
+      if (effective.throttle === undefined && play.throttle !== undefined) effective.throttle = play.throttle;
       const runOn = task.runOnce ? targets.slice(0, 1) : targets;
       emit({ type: 'task-start', task: task.name, hosts: runOn.map((h) => h.name) });
       const hostvars = hostvarsObject();
+      const throttle = new Throttle();
       let firstError: string | undefined;
       await mapLimit(runOn, forks, async (host) => {
         if (options.signal?.aborted) return;
         const vars = scopeFor(host, effective, hostvars);
-        emit({ type: 'step-start', task: task.name, host: host.name, step: task.name, attempt: 1 });
-        const outcome = await runOnHost(effective, host, vars);
-        if (outcome.failed && !outcome.ignored) firstError ??= `${host.name}: ${outcome.msg ?? 'failed'}`;
-        record(play, effective, host, outcome, task.runOnce ? targets : [host]);
+        // Ansible ignores throttle on a run_once task (strategy/__init__.py).
+        const limit = task.runOnce ? 0 : hostThrottle(effective, vars);
+        if (limit === undefined) {
+          const outcome = syntheticFailure(effective, host, THROTTLE_NOT_INTEGER);
+          firstError ??= `${host.name}: ${THROTTLE_NOT_INTEGER}`;
+          record(play, effective, host, outcome, [host]);
+          return;
+        }
+        const release = await throttle.acquire(limit);
+        try {
+          if (options.signal?.aborted) return;
+          emit({ type: 'step-start', task: task.name, host: host.name, step: task.name, attempt: 1 });
+          const outcome = await runOnHost(effective, host, vars);
+          if (outcome.failed && !outcome.ignored) firstError ??= `${host.name}: ${outcome.msg ?? 'failed'}`;
+          record(play, effective, host, outcome, task.runOnce ? targets : [host]);
+        } finally {
+          release();
+        }
       });
       emit({
         type: 'task-end',
@@ -453,6 +470,18 @@ export async function runPlaybook(options: RunPlaybookOptions): Promise<Playbook
 }
 
 type DistributiveOmit<T, K extends keyof T> = T extends unknown ? Omit<T, K> : never;
+
+/** The task's `throttle` for one host (templates rendered with its vars): 0 for none, undefined when not an integer. */
+function hostThrottle(task: Task, vars: Record<string, unknown>): number | undefined {
+  if (task.throttle === undefined) return 0;
+  try {
+    return throttleValue(
+      typeof task.throttle === 'string' ? renderValue(task.throttle, vars) : task.throttle,
+    );
+  } catch {
+    return undefined;
+  }
+}
 
 function syntheticFailure(task: Task, host: InventoryHost, msg: string): TaskOutcome {
   const registered = { changed: false, failed: true, msg };

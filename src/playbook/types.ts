@@ -53,6 +53,8 @@ export interface Task {
   checkMode?: boolean;
   /** Time limit of each command of the task, in ms (cluster plan steps). */
   timeoutMs?: number;
+  /** `throttle`: at most this many hosts run the task at once (an int, or a template rendered per host). */
+  throttle?: number | string;
   /** Where the task was written. */
   location?: SourceLocation;
 }
@@ -74,6 +76,8 @@ export interface Play {
   tags: string[];
   environment?: Record<string, unknown> | string;
   ignoreErrors?: boolean;
+  /** `throttle` for every task of the play that sets none. */
+  throttle?: number | string;
   location?: SourceLocation;
 }
 

@@ -42,6 +42,11 @@ export interface PlanStep {
   secret?: boolean;
   /** Run on the first host of the task only. */
   runOnce?: boolean;
+  /**
+   * Ansible's `throttle`: at most this many of the task's hosts run the step at once (0: no
+   * limit beyond forks; ignored with runOnce, as in Ansible). A string is rendered per host.
+   */
+  throttle?: number | string;
   /** A failure does not fail the task. */
   ignoreErrors?: boolean;
   /** Run only on hosts of this OS (tasks such as cleanup span Linux and Windows nodes). */

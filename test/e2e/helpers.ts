@@ -14,3 +14,30 @@ export const tempClusterDir = () => mkdtemp(join(tmpdir(), 'kubemix-e2e-'));
 export function kubemix(args: string[], env: Record<string, string> = {}) {
   return execa('node', [cliPath, ...args], { cwd: repoRoot, reject: false, env: { CI: 'true', ...env } });
 }
+
+/** A command on a Linux lab host over its real sshd (strict host keys, the lab's key); its stdout. */
+export async function onLabHost(
+  lab: { privateKeyPath: string; knownHostsPath: string },
+  host: { address: string; port?: number },
+  command: string,
+): Promise<string> {
+  const run = await execa(
+    'ssh',
+    [
+      '-i',
+      lab.privateKeyPath,
+      '-o',
+      `UserKnownHostsFile=${lab.knownHostsPath}`,
+      '-o',
+      'StrictHostKeyChecking=yes',
+      '-o',
+      'BatchMode=yes',
+      '-p',
+      String(host.port ?? 22),
+      `root@${host.address}`,
+      command,
+    ],
+    { reject: false },
+  );
+  return run.stdout;
+}

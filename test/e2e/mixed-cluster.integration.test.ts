@@ -6,7 +6,7 @@ import { type MixedClusterLab, startMixedClusterLab } from '../../fixtures/clust
 import { readFlannelNetConf } from '../../src/manifests/index.js';
 import type { InventoryHost } from '../../src/types/inventory.js';
 import { loadVersions } from '../../src/versions/versions.js';
-import { kubemix, tempClusterDir } from './helpers.js';
+import { kubemix, onLabHost, tempClusterDir } from './helpers.js';
 
 // `kubemix up` end to end on a mixed lab: real sshd Linux hosts with the Kubernetes stand-ins
 // and simulated Windows Server hosts over WinRM (NTLM + encryption) whose cluster commands join
@@ -22,6 +22,9 @@ const SPEC_KUBELET_ARGS = [
   '--system-reserved=memory=2Gi',
   '--max-pods=40',
 ];
+
+const CONTROLLER_KUBELET_ARGS = ['--max-pods=60'];
+const LINUX_KUBELET_ARGS = ['--node-labels=tier=linux', '--serialize-image-pulls=false'];
 
 beforeAll(async () => {
   lab = await startMixedClusterLab({
@@ -59,6 +62,8 @@ async function spec(options: {
     knownHostsPath: lab.linux.knownHostsPath,
     privateKeyPath: lab.linux.privateKeyPath,
     windowsKubeletExtraArgs: SPEC_KUBELET_ARGS,
+    controlPlaneKubeletExtraArgs: CONTROLLER_KUBELET_ARGS,
+    linuxKubeletExtraArgs: LINUX_KUBELET_ARGS,
     ...(options.controllers > 1 ? { endpoint: `${options.linuxHosts[0]!.address}:6443` } : {}),
   });
   current = { spec: path, clusterDir: join(dir, 'cluster') };
@@ -148,9 +153,16 @@ describe('a mixed Linux + Windows cluster from one command', () => {
     expect([linuxNet.vni, linuxNet.port]).toEqual([4096, 4789]);
     expect([windowsNet.vni, windowsNet.port]).toEqual([4096, 4789]);
 
-    // The spec's kubelet args reached the Windows kubelet through kubeadm's flags file.
+    // The spec's kubelet args reached the Windows kubelet through kubeadm's flags file, and the
+    // Linux kubelets through theirs on the lab hosts.
     const flags = winHost.fs.read('C:\\var\\lib\\kubelet\\kubeadm-flags.env')?.toString('utf8') ?? '';
     for (const arg of SPEC_KUBELET_ARGS) expect(flags).toContain(` ${arg}`);
+    const flagsOn = (host: InventoryHost) =>
+      onLabHost(lab.linux, host, 'cat /var/lib/kubelet/kubeadm-flags.env');
+    const controllerFlags = await flagsOn(linux('lab-01'));
+    for (const arg of CONTROLLER_KUBELET_ARGS) expect(controllerFlags).toContain(` ${arg}`);
+    const workerFlags = await flagsOn(linux('lab-04'));
+    for (const arg of LINUX_KUBELET_ARGS) expect(workerFlags).toMatch(new RegExp(` ${arg}[ "]`));
     expect(flags).toContain('--hostname-override=win-01');
     expect(winHost.fs.exists('C:/k/kubeadm-join.yaml')).toBe(false);
     expect(winHost.service('kubelet')?.state).toBe('running');

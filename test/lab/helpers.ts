@@ -1,7 +1,9 @@
-import { mkdtemp } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
+import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ClusterState } from '../../fixtures/lab/cluster-state.js';
+import { writeStandins } from '../../fixtures/lab/install-standins.js';
 import type { ManifestVars } from '../../src/manifests/index.js';
 
 /** A fresh temp directory. */
@@ -38,4 +40,58 @@ export async function initialisedState() {
     firstNode: { name: 'cp1', address: '10.233.1.2' },
   });
   return { state, init };
+}
+
+export interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** A fake host: its own root and stand-in wrappers, sharing the cluster state dir. */
+export interface FakeHost {
+  root: string;
+  run(program: string, args: string[], env?: Record<string, string>): Promise<Run>;
+}
+
+export async function fakeHost(
+  stateDir: string,
+  name: string,
+  address: string,
+  prepared = true,
+): Promise<FakeHost> {
+  const root = await tempDir(`kmx-host-${name}-`);
+  const bin = join(root, 'opt/kubemix-lab/bin');
+  await writeStandins({ dir: bin, stateDir, root, nodeName: name, address });
+  if (prepared) {
+    await mkdir(join(root, 'var/lib/kubemix-lab'), { recursive: true });
+    const v = '1.31.2-1.1';
+    await writeFile(
+      join(root, 'var/lib/kubemix-lab/host.json'),
+      JSON.stringify({
+        packages: {
+          kubeadm: v,
+          kubelet: v,
+          kubectl: v,
+          containerd: '1.6.20~ds1-1+deb12u3',
+          'cri-tools': '1.31.1-1.1',
+        },
+        held: [],
+        modules: ['overlay', 'br_netfilter'],
+        sysctl: { 'net.ipv4.ip_forward': '1', 'net.bridge.bridge-nf-call-iptables': '1' },
+        swapOn: false,
+        services: { containerd: { enabled: true, active: true }, kubelet: { enabled: true, active: false } },
+        aptSources: [],
+      }),
+    );
+  }
+  return {
+    root,
+    run: (program, args, env = {}) =>
+      new Promise((resolve) => {
+        execFile(join(bin, program), args, { env: { ...process.env, ...env } }, (error, stdout, stderr) =>
+          resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+        );
+      }),
+  };
 }

@@ -1,61 +1,10 @@
-import { execFile } from 'node:child_process';
-import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { ClusterState } from '../../fixtures/lab/cluster-state.js';
-import { writeStandins } from '../../fixtures/lab/install-standins.js';
 import { renderManifestObjects } from '../../src/manifests/index.js';
-import { labManifestVars, tempDir } from './helpers.js';
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-/** A fake host: its own root and stand-in wrappers, sharing the cluster state dir. */
-interface FakeHost {
-  root: string;
-  run(program: string, args: string[], env?: Record<string, string>): Promise<Run>;
-}
-
-async function fakeHost(stateDir: string, name: string, address: string, prepared = true): Promise<FakeHost> {
-  const root = await tempDir(`kmx-host-${name}-`);
-  const bin = join(root, 'opt/kubemix-lab/bin');
-  await writeStandins({ dir: bin, stateDir, root, nodeName: name, address });
-  if (prepared) {
-    await mkdir(join(root, 'var/lib/kubemix-lab'), { recursive: true });
-    const v = '1.31.2-1.1';
-    await writeFile(
-      join(root, 'var/lib/kubemix-lab/host.json'),
-      JSON.stringify({
-        packages: {
-          kubeadm: v,
-          kubelet: v,
-          kubectl: v,
-          containerd: '1.6.20~ds1-1+deb12u3',
-          'cri-tools': '1.31.1-1.1',
-        },
-        held: [],
-        modules: ['overlay', 'br_netfilter'],
-        sysctl: { 'net.ipv4.ip_forward': '1', 'net.bridge.bridge-nf-call-iptables': '1' },
-        swapOn: false,
-        services: { containerd: { enabled: true, active: true }, kubelet: { enabled: true, active: false } },
-        aptSources: [],
-      }),
-    );
-  }
-  return {
-    root,
-    run: (program, args, env = {}) =>
-      new Promise((resolve) => {
-        execFile(join(bin, program), args, { env: { ...process.env, ...env } }, (error, stdout, stderr) =>
-          resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-        );
-      }),
-  };
-}
+import { type FakeHost, fakeHost, labManifestVars, tempDir } from './helpers.js';
 
 describe('stand-in programs run as child processes', () => {
   let stateDir: string;

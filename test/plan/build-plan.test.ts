@@ -180,6 +180,32 @@ describe('buildPlan', () => {
     );
   });
 
+  it("gives every node its group's kubelet arguments, on machines kubemix creates too", () => {
+    const nodes = {
+      controlPlane: { count: 1 as const, kubeletExtraArgs: ['--max-pods=50'] },
+      workers: [
+        { name: 'linux', os: 'linux' as const, count: 1, kubeletExtraArgs: ['--node-labels=tier=a'] },
+        { name: 'windows', os: 'windows' as const, count: 1 },
+      ],
+    };
+    const argsOf = (p: ReturnType<typeof plan>) =>
+      p.hosts
+        .filter((h) => h.role !== 'hypervisor' && h.role !== 'controller')
+        .map((h) => h.vars?.['kubelet_extra_args']);
+    const expected = [
+      ['--max-pods=50'],
+      ['--node-labels=tier=a'],
+      expect.arrayContaining(['--windows-priorityclass=ABOVE_NORMAL_PRIORITY_CLASS']),
+    ];
+    expect(argsOf(plan({ name: 'lv', provider: { type: 'libvirt' }, nodes }))).toEqual(expected);
+    expect(
+      argsOf(
+        plan({ name: 'aws', provider: { type: 'ec2', region: 'eu-west-1' }, nodes } as ClusterSpecInput),
+      ),
+    ).toEqual(expected);
+    expect(argsOf(plan(staticSpec({ nodes })))).toEqual(expected);
+  });
+
   it('is pure: the same spec gives the same plan', () => {
     expect(plan(staticSpec())).toEqual(plan(staticSpec()));
   });

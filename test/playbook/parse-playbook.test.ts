@@ -103,6 +103,17 @@ describe('parsePlaybook', () => {
     ]);
   });
 
+  it('reads throttle on plays and tasks (an integer or a template) and refuses anything else', () => {
+    const playbook = parsePlaybook(
+      '- hosts: all\n  throttle: 3\n  tasks:\n    - command: "true"\n      throttle: 1\n    - command: "true"\n      throttle: "{{ n }}"\n',
+    );
+    expect(playbook.plays[0]!.throttle).toBe(3);
+    expect(playbook.plays[0]!.sections[1]!.map((t) => t.throttle)).toEqual([1, '{{ n }}']);
+    expect(issuesOf('- hosts: all\n  tasks:\n    - command: "true"\n      throttle: one\n')).toEqual([
+      '4:17 0.tasks.0.throttle: must be an integer (or a {{ template }}): Failed to convert the throttle value to an integer.',
+    ]);
+  });
+
   it('reports YAML syntax errors with their position', () => {
     expect(issuesOf('- hosts: all\n  tasks: [\n')).toHaveLength(1);
     expect(issuesOf('- hosts: all\n  tasks: [\n')[0]).toMatch(/^3:1 : /);

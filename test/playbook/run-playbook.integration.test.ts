@@ -266,4 +266,32 @@ all:
     expect(result.exitCode).toBe(0);
     expect(result.stats['localhost']).toMatchObject({ ok: 4, changed: 2, failed: 0 });
   });
+
+  it('runs a throttled task on as many hosts at once as throttle says (play throttle for the others)', async () => {
+    // mkdir is atomic: each host registers itself, counts the registered hosts, holds a moment, leaves.
+    const probe = (label: string) =>
+      `mkdir ${work}/running.${label}.{{ inventory_hostname }} && ls -d ${work}/running.${label}.* | wc -l >> ${work}/counts.${label}; sleep 0.3; rmdir ${work}/running.${label}.{{ inventory_hostname }}`;
+    const result = await runPlaybook({
+      playbook: playbook(`
+- hosts: all
+  throttle: 2
+  vars:
+    one: 1
+  tasks:
+    - shell: ${probe('play')}
+    - shell: ${probe('task')}
+      throttle: "{{ one }}"
+    - shell: ${probe('free')}
+      throttle: 0
+`),
+      inventory,
+      transports: localTransports,
+    });
+    expect(result.exitCode).toBe(0);
+    const max = async (label: string) =>
+      Math.max(...(await readFile(join(work, `counts.${label}`), 'utf8')).trim().split('\n').map(Number));
+    expect(await max('free')).toBe(3);
+    expect(await max('play')).toBe(2);
+    expect(await max('task')).toBe(1);
+  });
 });

@@ -159,7 +159,7 @@ describe('Linux cluster playbooks on lab hosts: 3 controllers', () => {
     );
     expect(failures(run)).toBe('');
     const { log } = run;
-    // The other controllers join at the same time: the API lists them in join order.
+    // The other controllers join one at a time (throttle: 1): the API lists them in join order.
     const nodes = (await lab.cluster.nodes()).sort((a, b) => a.metadata.name.localeCompare(b.metadata.name));
     expect(
       nodes.map((n) => [

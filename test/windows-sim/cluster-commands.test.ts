@@ -206,8 +206,9 @@ describe('kubeadm.exe join and the kubelet service', () => {
     expect(joined.stdout).toContain('This node has joined the cluster');
     expect(joined.stdout + joined.stderr).not.toContain(init.token);
     const flags = host.fs.read('C:/var/lib/kubelet/kubeadm-flags.env')!.toString();
+    // kubeadm writes `%s=%q\n` on Windows too (cmd/kubeadm/app/phases/kubelet/flags.go).
     expect(flags).toBe(
-      'KUBELET_KUBEADM_ARGS="--container-runtime-endpoint=npipe:////./pipe/containerd-containerd --hostname-override=win1 --pod-infra-container-image=registry.k8s.io/pause:3.10 --system-reserved=memory=1.5Gi --windows-priorityclass=ABOVE_NORMAL_PRIORITY_CLASS"\r\n',
+      'KUBELET_KUBEADM_ARGS="--container-runtime-endpoint=npipe:////./pipe/containerd-containerd --hostname-override=win1 --pod-infra-container-image=registry.k8s.io/pause:3.10 --system-reserved=memory=1.5Gi --windows-priorityclass=ABOVE_NORMAL_PRIORITY_CLASS"\n',
     );
     expect(host.fs.read('C:/etc/kubernetes/kubelet.conf')!.toString()).toContain(
       'server: https://10.233.1.2:6443',
