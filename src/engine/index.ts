@@ -9,7 +9,7 @@ export { readSecrets, secretsPath } from './secrets-store.js';
 export type { Selection, SelectOptions } from './select.js';
 export { selectTasks } from './select.js';
 export type { ClusterState, LastRunState, TaskState } from './state.js';
-export { planHash, readState, STATE_VERSION, statePath, taskHash } from './state.js';
+export { forgetRunState, planHash, readState, STATE_VERSION, statePath, taskHash } from './state.js';
 export type {
   RunPlanOptions,
   RunSummary,

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { KubemixError } from '../errors/index.js';
@@ -7,6 +7,7 @@ import type { RunStatus } from '../types/events.js';
 import type { InventoryHost } from '../types/inventory.js';
 import type { Plan, PlanTask } from '../types/plan.js';
 import { writeFileAtomic } from './atomic-write.js';
+import { secretsPath } from './secrets-store.js';
 
 /** Version of the state file layout; bump when it changes incompatibly. */
 export const STATE_VERSION = 1;
@@ -106,6 +107,18 @@ export async function readState(clusterDir: string): Promise<ClusterState | unde
     );
   }
   return parsed.data as unknown as ClusterState;
+}
+
+/**
+ * Forgets a run's progress: removes `state.json` and `secrets.json` of `clusterDir` (the run
+ * logs stay). What a finished teardown does, so that the next `up` builds again instead of
+ * skipping every task as done.
+ */
+export async function forgetRunState(clusterDir: string): Promise<void> {
+  await Promise.all([
+    rm(statePath(clusterDir), { force: true }),
+    rm(secretsPath(clusterDir), { force: true }),
+  ]);
 }
 
 /** Writes the state file atomically (temp file + fsync + rename). */

@@ -1,4 +1,4 @@
-import { acquireLock } from '../../engine/index.js';
+import { acquireLock, forgetRunState } from '../../engine/index.js';
 import { loadClusterContext } from '../cluster-context.js';
 import {
   choiceOption,
@@ -15,7 +15,9 @@ import { RUN_HELP, RUN_OPTIONS } from './up.js';
 export const downHelp = `Usage: kubemix down <spec> [options]
 
 Tear the cluster down: the cleanup task (kubeadm reset on every node, cluster files removed),
-then, for libvirt and EC2, destroy what kubemix created. Static machines are left, clean.
+then, for libvirt and EC2, destroy what kubemix created. Static machines are left, clean. After a
+teardown that finished, the cluster directory forgets the build (state.json, secrets.json): the
+next \`up\` builds again. The run logs stay.
 
 Options:
 ${RUN_HELP}
@@ -34,10 +36,15 @@ export async function downCommand(argv: string[]): Promise<number> {
   // holds the build's lock, so `down` never runs under a live `up` (and the reverse).
   const buildLock = await acquireLock(context.clusterDir);
   try {
-    return await runPlanWithRenderers(context.downPlan(), `${context.clusterDir}/teardown`, {
+    const teardownDir = `${context.clusterDir}/teardown`;
+    const code = await runPlanWithRenderers(context.downPlan(), teardownDir, {
       logFormat,
       ...(forks !== undefined ? { forks } : {}),
     });
+    // The cluster is gone: the next `up` builds it again and the next `down` cleans again
+    // (as terraform apply after destroy). A failed or stopped teardown keeps both states to resume.
+    if (code === 0) await Promise.all([forgetRunState(context.clusterDir), forgetRunState(teardownDir)]);
+    return code;
   } finally {
     await buildLock.release();
   }
