@@ -110,6 +110,16 @@ describe('a mixed cluster with one Windows Server 2019 and one Windows Server 20
       expect(output).toMatch(/^done: /m);
       expect([...containerdImages(lab.windows.host(host)).keys()]).toContain(image);
     }
+    // verify sized each rollout wait from the pre-pull: every node holds its image, so no pull budget.
+    const state = JSON.parse(await readFile(join(clusterDir, 'state.json'), 'utf8')) as {
+      outputs: Record<string, Record<string, { results: { cmd: string; stdout: string }[] }>>;
+    };
+    const verifyOutputs = state.outputs['lab-01']!;
+    expect(verifyOutputs['verify_image_missing']!.results.map((r) => r.stdout)).toEqual(['', '']);
+    expect(verifyOutputs['verify_rollout']!.results.map((r) => r.cmd.split(' ').slice(-2))).toEqual([
+      ['deployment/win-webserver-2019', '--timeout=300s'],
+      ['deployment/win-webserver-2022', '--timeout=300s'],
+    ]);
     const kubelet: LabEvent[] = await lab.linux.cluster.events('default');
     for (const pod of pods) {
       const image = (pod['spec'] as { containers: { image: string }[] }).containers[0]!.image;

@@ -15,7 +15,7 @@ import { outcomeFromResult } from '../../src/modules/windows/script.js';
 import { winGetUrlModule, winGetUrlScript } from '../../src/modules/windows/win-get-url.js';
 import { winShellBody, winShellModule } from '../../src/modules/windows/win-shell.js';
 import { playbooksDir } from '../../src/playbook/index.js';
-import { renderString } from '../../src/template/index.js';
+import { evaluateCondition, renderString } from '../../src/template/index.js';
 import { loadVersions } from '../../src/versions/versions.js';
 import { buildImageArchive } from '../artifacts/offline-fixtures.js';
 import { initialisedState, tempDir } from '../lab/helpers.js';
@@ -215,5 +215,32 @@ describe('the images reach the lab cluster as the kubelet reports them', () => {
     expect(await images()).toEqual([{ names: [LTSC2022] }]);
     await shell(`${CTR} -n k8s.io images pull --platform windows/amd64 ${LTSC2019}`, 'win2022');
     expect(await images()).toEqual([{ names: [LTSC2019] }, { names: [LTSC2022] }]);
+  });
+});
+
+describe("prepare-windows' offline import", () => {
+  it("imports the per-version images of the node's own Windows version only", async () => {
+    const file = join(playbooksDir(), 'cluster', 'prepare-windows.yml');
+    const tasks = parse(await readFile(file, 'utf8')) as { name: string; when?: string }[];
+    const step = tasks.find((t) => t.name.startsWith('Import the Windows container images'));
+    expect(step?.when).toBeDefined();
+    const imported = (node: string, version: '2019' | '2022') =>
+      [
+        { name: 'windows-pause', os: 'windows', kind: 'image' },
+        { name: 'servercore-2019', os: 'windows', kind: 'image', windowsVersion: '2019' },
+        { name: 'servercore-2022', os: 'windows', kind: 'image', windowsVersion: '2022' },
+        { name: 'flannel', os: 'linux', kind: 'image' },
+      ]
+        .filter((item) =>
+          evaluateCondition(step!.when, {
+            item,
+            artifacts_dir: '/a',
+            inventory_hostname: node,
+            windows_workload_by_node: { [node]: windowsWorkload(version) },
+          }),
+        )
+        .map((item) => item.name);
+    expect(imported('win-01', '2019')).toEqual(['windows-pause', 'servercore-2019']);
+    expect(imported('win-02', '2022')).toEqual(['windows-pause', 'servercore-2022']);
   });
 });
