@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
@@ -27,6 +27,7 @@ import { type Ran, runScript } from './helpers.js';
 let sim: WindowsSimulator;
 let state: ClusterState;
 let init: { token: string; caCertHash: string };
+let failuresFile: string;
 
 const CTR = "& 'C:/Program Files/containerd/ctr.exe'";
 const LTSC2019 = 'mcr.microsoft.com/windows/servercore:ltsc2019';
@@ -86,7 +87,8 @@ beforeEach(async () => {
   sim = new WindowsSimulator();
   sim.addHost({ name: 'win2022', windowsVersion: '2022', rebootDownMs: 20 });
   sim.addHost({ name: 'win2019', windowsVersion: '2019', rebootDownMs: 20 });
-  registerClusterCommands(sim, { stateDir: state.dir, failuresFile: join(await tempDir(), 'f.json') });
+  failuresFile = join(await tempDir(), 'f.json');
+  registerClusterCommands(sim, { stateDir: state.dir, failuresFile });
   await withContainerd('win2022');
   await withContainerd('win2019');
 });
@@ -147,6 +149,13 @@ describe('ctr.exe images pull', () => {
 
 describe("prepare-windows' pre-pull step, as the playbook renders it", () => {
   it("pulls the node's own version's image and prints the pull with one progress line, not ctr's table", async () => {
+    // One injected failure on win2019 (the lab's failure switch, name `ctr.exe pull`): the step's retry takes the next.
+    await writeFile(failuresFile, JSON.stringify({ 'ctr.exe pull@win2019': 1 }));
+    const injected = await shell(await prePullCommand('win2019', '2019'), 'win2019');
+    expect(injected.code).toBe(1);
+    expect(injected.stdout).toBe(
+      'ctr: failure injected by the kubemix lab: ctr.exe pull@win2019 fails on win2019 (0 more injected failures left)\r\n',
+    );
     for (const [host, version, image, build] of [
       ['win2019', '2019', LTSC2019, '10.0.17763'],
       ['win2022', '2022', LTSC2022, '10.0.20348'],
