@@ -9,9 +9,10 @@
  * https://learn.microsoft.com/en-us/virtualization/windowscontainers/deploy-containers/version-compatibility),
  * so a cluster with Windows Server 2019 and 2022 nodes needs one workload per version, each kept
  * on its build by a RuntimeClass whose scheduling.nodeSelector names the kubelet's
- * `node.kubernetes.io/windows-build` label (Kubernetes docs, "Windows containers in Kubernetes" >
- * "Ensuring OS-specific workloads land on the appropriate container host", and "RuntimeClass" >
- * "Scheduling": https://kubernetes.io/docs/concepts/containers/runtime-class/#scheduling).
+ * `node.kubernetes.io/windows-build` label (Kubernetes docs, "Guide for Running Windows Containers
+ * in Kubernetes" > "Ensuring OS-specific workloads land on the appropriate container host",
+ * https://kubernetes.io/docs/concepts/windows/user-guide/, and "RuntimeClass" > "Scheduling",
+ * https://kubernetes.io/docs/concepts/containers/runtime-class/#scheduling).
  */
 
 /** Windows Server versions kubemix supports (the spec's `windowsVersion`). */
