@@ -148,6 +148,7 @@ export async function fetchArtifacts(options: FetchArtifactsOptions): Promise<Ar
         file: artifact.file,
         ...(artifact.url ? { url: artifact.url } : {}),
         ...(artifact.image ? { image: artifact.image } : {}),
+        ...(artifact.windowsVersion ? { windowsVersion: artifact.windowsVersion } : {}),
       };
       if (artifact.url === undefined) {
         const found = await fileDigest(path);

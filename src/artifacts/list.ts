@@ -19,6 +19,12 @@ const entrySchema = z
     url: z.string().min(1).optional(),
     image: z.string().min(1).optional(),
     sha256: z.string().optional(),
+    each: z
+      .literal('windows-workload')
+      .optional()
+      .describe(
+        'Rendered once per Windows workload of the cluster (plan var windows_workloads) with `workload` bound; the name gets -<version>',
+      ),
   })
   .refine(
     (e) => (e.kind === 'image') === (e.image !== undefined) && (e.kind === 'image') !== (e.url !== undefined),
@@ -54,6 +60,8 @@ export interface Artifact {
   image?: string;
   /** Expected SHA-256 (lower-case hex) when artifacts.yaml pins one. */
   sha256?: string;
+  /** Only the Windows nodes of this Windows Server version need it (`each: windows-workload`). */
+  windowsVersion?: string;
 }
 
 /** Path of the artifacts list shipped in the package (from src/ under vitest and from dist/src/). */
@@ -109,11 +117,62 @@ export function loadArtifactsFile(path = artifactsFilePath()): ArtifactsFile {
 
 const SHA256 = /^[0-9a-f]{64}$/;
 
+type Issue = { file: string; path: string; message: string };
+
+/** One entry with its templates rendered; problems go to `ctx.issues`. */
+function renderEntry(
+  entry: ArtifactEntry,
+  i: number,
+  name: string,
+  vars: Record<string, unknown>,
+  ctx: { file: string; files: Map<string, string>; issues: Issue[] },
+): Artifact {
+  const { file, files, issues } = ctx;
+  const render = (field: 'file' | 'url' | 'image' | 'sha256'): string | undefined => {
+    const source = entry[field];
+    if (source === undefined) return undefined;
+    try {
+      return renderString(source, vars).trim();
+    } catch (error) {
+      issues.push({ file, path: `artifacts.${i}.${field}`, message: (error as Error).message });
+      return undefined;
+    }
+  };
+  const fileName = render('file') ?? '';
+  if (fileName !== '' && (fileName.includes('/') || fileName.includes('\\') || fileName.startsWith('.')))
+    issues.push({ file, path: `artifacts.${i}.file`, message: `"${fileName}" must be a plain file name` });
+  const other = files.get(fileName);
+  if (other !== undefined)
+    issues.push({
+      file,
+      path: `artifacts.${i}.file`,
+      message: `"${fileName}" is also the file of ${other}`,
+    });
+  files.set(fileName, name);
+  const artifact: Artifact = { name, os: entry.os, kind: entry.kind, file: fileName };
+  const url = render('url');
+  if (url !== undefined) artifact.url = url;
+  const image = render('image');
+  if (image !== undefined) artifact.image = image;
+  const sha256 = render('sha256')?.toLowerCase();
+  if (sha256) {
+    if (!SHA256.test(sha256))
+      issues.push({
+        file,
+        path: `artifacts.${i}.sha256`,
+        message: 'must be 64 hex digits (or render empty)',
+      });
+    artifact.sha256 = sha256;
+  }
+  return artifact;
+}
+
 /**
  * The artifacts one cluster needs, every template rendered with the plan's vars (`versions`,
- * `images`, `kubernetes_version`, `windows_servercore_tag`, `windows_nodes`, ...) plus
+ * `images`, `kubernetes_version`, `windows_workloads`, `windows_nodes`, ...) plus
  * `kubernetes_minor_version` and `kubeadm_images` (the list's table for that minor). Windows
- * entries only when the plan has Windows nodes. Pure.
+ * entries only when the plan has Windows nodes; an `each: windows-workload` entry once per
+ * Windows workload (`workload` bound, name suffixed with `-<version>`). Pure.
  *
  * @throws SpecError naming the list file and entry (e.g. no kubeadm images for the minor version,
  *   a template that does not render, two entries with one file name)
@@ -153,47 +212,23 @@ export function renderArtifacts(
   const hasWindows = Array.isArray(windowsNodes) && windowsNodes.length > 0;
   const out: Artifact[] = [];
   const files = new Map<string, string>();
-  const issues = [];
+  const issues: Issue[] = [];
+  const workloads = (planVars['windows_workloads'] ?? []) as { version: string }[];
   for (const [i, entry] of list.artifacts.entries()) {
     if (entry.os === 'windows' && !hasWindows) continue;
-    const render = (field: 'file' | 'url' | 'image' | 'sha256'): string | undefined => {
-      const source = entry[field];
-      if (source === undefined) return undefined;
-      try {
-        return renderString(source, vars).trim();
-      } catch (error) {
-        issues.push({ file, path: `artifacts.${i}.${field}`, message: (error as Error).message });
-        return undefined;
-      }
-    };
-    const name = entry.name;
-    const fileName = render('file') ?? '';
-    if (fileName !== '' && (fileName.includes('/') || fileName.includes('\\') || fileName.startsWith('.')))
-      issues.push({ file, path: `artifacts.${i}.file`, message: `"${fileName}" must be a plain file name` });
-    const other = files.get(fileName);
-    if (other !== undefined)
-      issues.push({
-        file,
-        path: `artifacts.${i}.file`,
-        message: `"${fileName}" is also the file of ${other}`,
-      });
-    files.set(fileName, name);
-    const artifact: Artifact = { name, os: entry.os, kind: entry.kind, file: fileName };
-    const url = render('url');
-    if (url !== undefined) artifact.url = url;
-    const image = render('image');
-    if (image !== undefined) artifact.image = image;
-    const sha256 = render('sha256')?.toLowerCase();
-    if (sha256) {
-      if (!SHA256.test(sha256))
-        issues.push({
-          file,
-          path: `artifacts.${i}.sha256`,
-          message: 'must be 64 hex digits (or render empty)',
-        });
-      artifact.sha256 = sha256;
+    const bindings: { name: string; vars: Record<string, unknown>; windowsVersion?: string }[] =
+      entry.each === 'windows-workload'
+        ? workloads.map((w) => ({
+            name: `${entry.name}-${w.version}`,
+            vars: { ...vars, workload: w },
+            windowsVersion: w.version,
+          }))
+        : [{ name: entry.name, vars }];
+    for (const binding of bindings) {
+      const artifact = renderEntry(entry, i, binding.name, binding.vars, { file, files, issues });
+      if (binding.windowsVersion !== undefined) artifact.windowsVersion = binding.windowsVersion;
+      out.push(artifact);
     }
-    out.push(artifact);
   }
   if (issues.length > 0) throw new SpecError(issues);
   return out;

@@ -22,6 +22,8 @@ export interface LockEntry {
   url?: string;
   /** Image reference (images). */
   image?: string;
+  /** Only Windows nodes of this Windows Server version import it (per-version workload images). */
+  windowsVersion?: string;
   /** SHA-256 of the file; null for an image tarball not placed yet. */
   sha256: string | null;
   size: number | null;

@@ -17,5 +17,15 @@ export {
   type ManifestVars,
   type ManifestVarsExtra,
   manifestVarsFromPlanVars,
-  type WindowsVersion,
 } from './vars.js';
+export {
+  isWindowsVersion,
+  WINDOWS_PROCESS_HANDLER,
+  WINDOWS_VERSIONS,
+  type WindowsVersion,
+  type WindowsWorkload,
+  WORKLOAD_PULL_SECONDS,
+  WORKLOAD_START_SECONDS,
+  windowsWorkload,
+  windowsWorkloads,
+} from './windows-workloads.js';

@@ -1,4 +1,11 @@
 import { ManifestError } from './errors.js';
+import {
+  isWindowsVersion,
+  type WindowsVersion,
+  type WindowsWorkload,
+  windowsWorkload,
+  windowsWorkloads,
+} from './windows-workloads.js';
 
 /** Container images the manifests pull, as full references (`registry/repo:tag`). */
 export interface ManifestImages {
@@ -31,28 +38,23 @@ export interface ManifestVars {
   api_server_host: string;
   /** Port of the real API server. */
   api_server_port: number;
-  /** Tag of mcr.microsoft.com/windows/servercore for win-webserver (`ltsc2022`, `ltsc2019`). */
-  windows_servercore_tag: string;
+  /**
+   * One workload per Windows Server version of the cluster's Windows nodes (windows-workloads.ts):
+   * its RuntimeClass, build, image and Deployment name. Empty without Windows nodes.
+   */
+  windows_workloads: WindowsWorkload[];
   images: ManifestImages;
 }
-
-/** Windows Server versions kubemix supports (the spec's `windowsVersion`). */
-export type WindowsVersion = '2019' | '2022';
 
 /** Values the plan vars do not hold, known once the control plane and nodes are chosen. */
 export interface ManifestVarsExtra {
   apiServerHost: string;
   apiServerPort: number;
-  windowsVersion: WindowsVersion;
+  /** The Windows Server versions of the cluster's Windows nodes (any order, repeats allowed). */
+  windowsVersions: WindowsVersion[];
 }
 
-const STRING_VARS = [
-  'pod_cidr',
-  'service_cidr',
-  'flannel_backend',
-  'api_server_host',
-  'windows_servercore_tag',
-] as const;
+const STRING_VARS = ['pod_cidr', 'service_cidr', 'flannel_backend', 'api_server_host'] as const;
 const IMAGE_VARS = ['flannel', 'flannel_cni_plugin', 'windows_flannel', 'windows_kube_proxy'] as const;
 const CIDR = /^\d{1,3}(\.\d{1,3}){3}\/\d{1,2}$|^[0-9a-fA-F:]+\/\d{1,3}$/;
 
@@ -88,6 +90,19 @@ export function checkManifestVars(manifest: string, vars: unknown): asserts vars
   for (const name of ['flannel_port', 'api_server_port'] as const) {
     if (!integerIn(v[name], 1, 65535)) fail(name, `${describe(v[name])}: expected a port number 1-65535`);
   }
+  const workloads = v['windows_workloads'];
+  if (!Array.isArray(workloads))
+    fail('windows_workloads', `${describe(workloads)}: expected a list of Windows workloads`);
+  for (const [i, w] of (workloads as unknown[]).entries()) {
+    const version = (w as { version?: unknown } | null)?.version;
+    // Each entry must be exactly the mapping's: the templates, the RuntimeClasses and the
+    // pre-pull must never disagree about a version's build or image.
+    if (!isWindowsVersion(version) || JSON.stringify(w) !== JSON.stringify(windowsWorkload(version)))
+      fail(
+        `windows_workloads[${i}]`,
+        `${describe(w)}: expected the workload of a supported Windows Server version (src/manifests/windows-workloads.ts)`,
+      );
+  }
   const images = v['images'];
   if (!images || typeof images !== 'object') return fail('images', describe(images));
   for (const name of IMAGE_VARS) {
@@ -104,7 +119,7 @@ function imageRef(defaultRepository: string, entry: string): string {
 
 /**
  * Builds the manifest vars from the plan's vars (src/plan/build-plan.ts: pod_cidr,
- * service_cidr, flannel_*, versions{...}) plus the API server address and Windows version.
+ * service_cidr, flannel_*, versions{...}) plus the API server address and the Windows versions.
  * Images come from the versions entries `flannel`, `flannel-cni-plugin`,
  * `windows-flannel-image` and `windows-kube-proxy-image` (a bare tag gets the upstream
  * repository). Throws a ManifestError naming a missing or malformed entry.
@@ -131,7 +146,7 @@ export function manifestVarsFromPlanVars(
     flannel_port: planVars['flannel_port'],
     api_server_host: extra.apiServerHost,
     api_server_port: extra.apiServerPort,
-    windows_servercore_tag: `ltsc${extra.windowsVersion}`,
+    windows_workloads: windowsWorkloads(extra.windowsVersions),
     images: {
       flannel: imageRef('docker.io/flannel/flannel', version('flannel')),
       flannel_cni_plugin: imageRef('docker.io/flannel/flannel-cni-plugin', version('flannel-cni-plugin')),

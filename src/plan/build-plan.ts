@@ -1,4 +1,5 @@
 import { manifestVarsFromPlanVars } from '../manifests/vars.js';
+import { windowsWorkload } from '../manifests/windows-workloads.js';
 import type { ClusterSpec } from '../spec/schema.js';
 import type { InventoryHost } from '../types/inventory.js';
 import type { ClusterTaskName, Plan, PlanStep, PlanTask } from '../types/plan.js';
@@ -213,7 +214,7 @@ export function buildPlan({
   const manifestVars = manifestVarsFromPlanVars(networkVars, {
     apiServerHost: apiServerHost || 'pending',
     apiServerPort,
-    windowsVersion: windowsWorkers[0]?.windowsVersion ?? '2022',
+    windowsVersions: windowsWorkers.map((h) => h.windowsVersion ?? '2022'),
   });
 
   const kubernetesVersion = (spec.kubernetes.version ?? versions['kubernetes'] ?? '').replace(/^v/, '');
@@ -239,6 +240,10 @@ export function buildPlan({
         windows_version: h.windowsVersion ?? '2022',
         taint: spec.nodes.workers.find((g) => g.name === h.group)?.taint ?? false,
       })),
+      // Each Windows node's workload (its version's image, for prepare-windows' pre-pull), by name.
+      windows_workload_by_node: Object.fromEntries(
+        windowsWorkers.map((h) => [h.name, windowsWorkload(h.windowsVersion ?? '2022')]),
+      ),
       // Offline mode (spec `artifacts.dir`): the playbooks' `artifacts_dir is defined` branches.
       ...(spec.artifacts ? { artifacts_dir: spec.artifacts.dir } : {}),
       ...spec.vars,

@@ -155,8 +155,9 @@ describe('playbooks/artifacts.yaml rendered for a spec', () => {
     expect(byName(artifacts, 'flannel-cni-plugin').image).toBe(images['flannel_cni_plugin']);
     expect(byName(artifacts, 'windows-flannel').image).toBe(images['windows_flannel']);
     expect(byName(artifacts, 'windows-kube-proxy').image).toBe(images['windows_kube_proxy']);
-    expect(byName(artifacts, 'servercore').image).toBe(
-      `mcr.microsoft.com/windows/servercore:${vars['windows_servercore_tag']}`,
+    const workloads = vars['windows_workloads'] as { version: string; image: string }[];
+    expect(workloads.map((w) => byName(artifacts, `servercore-${w.version}`).image)).toEqual(
+      workloads.map((w) => w.image),
     );
     expect(byName(artifacts, 'kube-apiserver').image).toBe(`registry.k8s.io/kube-apiserver:v${version}`);
     expect(byName(artifacts, 'etcd').image).toBe('registry.k8s.io/etcd:3.5.15-0');
@@ -201,7 +202,12 @@ describe('playbooks/artifacts.yaml rendered for a spec', () => {
       '/v1.7.99/containerd-1.7.99-windows-amd64.tar.gz',
     );
     expect(byName(artifacts, 'flannel').image).toBe('docker.io/flannel/flannel:v0.26.0');
-    expect(byName(artifacts, 'servercore').image).toBe('mcr.microsoft.com/windows/servercore:ltsc2019');
+    expect(byName(artifacts, 'servercore-2019')).toMatchObject({
+      image: 'mcr.microsoft.com/windows/servercore:ltsc2019',
+      file: 'servercore-ltsc2019.tar',
+      windowsVersion: '2019',
+    });
+    expect(artifacts.some((a) => a.name === 'servercore-2022')).toBe(false);
     // An overridden static release comes with its digest (loadVersions refuses one without).
     expect(byName(artifacts, 'containerd-linux')).toMatchObject({
       file: 'containerd-2.3.5-linux-amd64.tar.gz',
@@ -217,6 +223,33 @@ describe('playbooks/artifacts.yaml rendered for a spec', () => {
     const { artifacts } = render();
     expect(new Set(artifacts.map((a) => a.file)).size).toBe(artifacts.length);
     for (const a of artifacts) expect(a.file).not.toMatch(/[/\\]/);
+  });
+
+  it('lists one Server Core image per Windows Server version of the cluster, each for its version only', () => {
+    const s = spec({ windows: 2, windowsVersion: '2019' });
+    const twoVersions = {
+      ...s,
+      nodes: {
+        ...s.nodes,
+        workers: [
+          { ...s.nodes.workers[0]!, count: 1 },
+          { ...s.nodes.workers[0]!, name: 'windows-2022', windowsVersion: '2022' as const, count: 1 },
+        ],
+      },
+      provider: {
+        ...s.provider,
+        hosts:
+          s.provider.type === 'static'
+            ? s.provider.hosts.map((h) => (h.name === 'win2' ? { ...h, group: 'windows-2022' } : h))
+            : [],
+      },
+    } as typeof s;
+    const plan = buildPlan({ spec: twoVersions, versions: loadVersions() });
+    const images = renderArtifacts(list, plan.vars).filter((a) => a.name.startsWith('servercore'));
+    expect(images.map((a) => [a.name, a.image, a.file, a.windowsVersion])).toEqual([
+      ['servercore-2019', 'mcr.microsoft.com/windows/servercore:ltsc2019', 'servercore-ltsc2019.tar', '2019'],
+      ['servercore-2022', 'mcr.microsoft.com/windows/servercore:ltsc2022', 'servercore-ltsc2022.tar', '2022'],
+    ]);
   });
 
   it('names the missing kubeadm image table for a Kubernetes minor it does not know', () => {

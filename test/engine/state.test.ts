@@ -1,7 +1,7 @@
-import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { readState, runPlan, STATE_VERSION } from '../../src/engine/index.js';
+import { forgetRun, readState, runPlan, STATE_VERSION } from '../../src/engine/index.js';
 import { KubemixError } from '../../src/errors/index.js';
 import { localHosts, localTransports, makePlan, readJson, shell, task, tempDir } from './helpers.js';
 
@@ -89,5 +89,24 @@ describe('state file', () => {
     await expect(
       runPlan({ plan: { ...plan, cluster: 'other' }, clusterDir: dir, transports: localTransports }),
     ).rejects.toThrow('belongs to cluster "lab", not "other"');
+  });
+});
+
+describe('forgetRun', () => {
+  it('removes state.json and secrets.json so the next run starts over, and keeps the run logs', async () => {
+    const dir = await tempDir();
+    const plan = makePlan([task('a', [], ['node-1'], [shell('x', 'true')])], localHosts('node-1'));
+    await runPlan({ plan, clusterDir: dir, transports: localTransports });
+    await writeFile(join(dir, 'secrets.json'), '{}', { mode: 0o600 });
+    await mkdir(join(dir, 'runs'));
+    await writeFile(join(dir, 'runs', 'r.jsonl'), '{}\n');
+    expect((await readState(dir))?.tasks['a']?.status).toBe('done');
+    await forgetRun(dir);
+    expect(await readState(dir)).toBeUndefined();
+    expect((await readdir(dir)).sort()).toEqual(['runs']);
+    await forgetRun(dir);
+    const again = await runPlan({ plan, clusterDir: dir, transports: localTransports });
+    expect(again.status).toBe('succeeded');
+    expect((await readState(dir))?.tasks['a']?.status).toBe('done');
   });
 });

@@ -279,6 +279,7 @@ describe('cluster state: pods and scheduling', () => {
         .filter((p) => p.metadata.name.startsWith('win-webserver-'))
         .map((p) => (p['status'] as { phase: string }).phase);
     await applyAll(state, renderManifestObjects('kube-flannel', labManifestVars(4096, 4789)));
+    await applyAll(state, renderManifestObjects('runtimeclasses', labManifestVars()));
     await applyAll(state, renderManifestObjects('win-webserver', labManifestVars()));
     expect(await phases()).toEqual(['Pending', 'Pending']);
     await state.joinNode({ name: 'win1', os: 'windows', token: init.token, caCertHash: init.caCertHash });

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ClusterState } from '../../fixtures/lab/cluster-state.js';
 import { writeStandins } from '../../fixtures/lab/install-standins.js';
-import type { ManifestVars } from '../../src/manifests/index.js';
+import { type ManifestVars, windowsWorkloads } from '../../src/manifests/index.js';
 
 /** A fresh temp directory. */
 export const tempDir = (prefix = 'kmx-lab-test-') => mkdtemp(join(tmpdir(), prefix));
@@ -19,7 +19,7 @@ export function labManifestVars(vni = 4096, port = 4789): ManifestVars {
     flannel_port: port,
     api_server_host: '10.233.1.2',
     api_server_port: 6443,
-    windows_servercore_tag: 'ltsc2022',
+    windows_workloads: windowsWorkloads(['2022']),
     images: {
       flannel: 'docker.io/flannel/flannel:v0.25.7',
       flannel_cni_plugin: 'docker.io/flannel/flannel-cni-plugin:v1.5.1-flannel2',

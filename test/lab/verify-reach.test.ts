@@ -64,6 +64,7 @@ async function mixedCluster(options: { windows?: number; windowsVni?: number } =
   const winVars = labManifestVars(options.windowsVni ?? 4096, 4789);
   await applyAll(state, renderManifestObjects('kube-flannel-windows', winVars));
   await applyAll(state, renderManifestObjects('kube-proxy-windows', winVars));
+  await applyAll(state, renderManifestObjects('runtimeclasses', labManifestVars()));
   await applyAll(state, renderManifestObjects('win-webserver', labManifestVars()));
   await applyAll(state, linuxWeb);
   const svc = async (name: string) => {

@@ -34,7 +34,8 @@ describe('verify stand-ins: curl and kubectl exec against the reachability model
     state = created.state;
     for (const o of renderManifestObjects('kube-flannel', labManifestVars())) await state.applyObject(o);
     await joinWindowsNode(state, { name: 'win1', address: '10.233.1.20', manifestVars: labManifestVars() });
-    for (const o of renderManifestObjects('win-webserver', labManifestVars())) await state.applyObject(o);
+    for (const name of ['runtimeclasses', 'win-webserver'] as const)
+      for (const o of renderManifestObjects(name, labManifestVars())) await state.applyObject(o);
     winPods = (await state.pods('default')).filter((p) => p.metadata.name.startsWith('win-webserver-'));
 
     const root = await tempDir('kmx-verify-host-');
@@ -59,10 +60,10 @@ describe('verify stand-ins: curl and kubectl exec against the reachability model
       '-l',
       'app=win-webserver',
       '-o',
-      'jsonpath={range .items[?(@.status.phase=="Running")]}{.metadata.name} {.status.podIP}{"\\n"}{end}',
+      'jsonpath={range .items[*]}{.metadata.name} {.status.podIP} {.status.conditions[?(@.type=="Ready")].status}{"\\n"}{end}',
     );
     expect(ips).toMatchObject({ code: 0, stderr: '' });
-    expect(ips.stdout).toBe(winPods.map((p) => `${p.metadata.name} ${podIp(p)}\n`).join(''));
+    expect(ips.stdout).toBe(winPods.map((p) => `${p.metadata.name} ${podIp(p)} True\n`).join(''));
     const svc = await kubectl(
       'get',
       'svc',

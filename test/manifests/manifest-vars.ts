@@ -33,14 +33,40 @@ export function mixedSpec(network: ClusterSpecInput['network'] = undefined): Clu
 /** Manifest vars the way `up` builds them: spec -> plan vars -> manifest vars. */
 export function varsFromSpec(
   input: ClusterSpecInput = mixedSpec(),
-  windowsVersion: WindowsVersion = '2022',
+  windowsVersions: WindowsVersion[] = ['2022'],
 ): ManifestVars {
   const plan = buildPlan({ spec: clusterSpecSchema.parse(input), versions: loadVersions() });
   return manifestVarsFromPlanVars(plan.vars, {
     apiServerHost: '10.0.0.11',
     apiServerPort: 6443,
-    windowsVersion,
+    windowsVersions,
   });
+}
+
+/** A static spec with one Windows Server 2019 and one 2022 worker (two groups: one version each). */
+export function twoVersionSpec(): ClusterSpecInput {
+  const spec = mixedSpec();
+  const password = { user: 'Administrator', password: { env: 'WIN_PASSWORD' } };
+  return {
+    ...spec,
+    provider: {
+      type: 'static',
+      hosts: [
+        ...(spec.provider as { hosts: object[] }).hosts.filter(
+          (h) => (h as { group: string }).group !== 'windows',
+        ),
+        { name: 'win2019', address: '10.0.0.13', group: 'windows-2019', credentials: password },
+        { name: 'win2022', address: '10.0.0.14', group: 'windows-2022', credentials: password },
+      ],
+    } as ClusterSpecInput['provider'],
+    nodes: {
+      controlPlane: { count: 1 },
+      workers: [
+        { name: 'windows-2019', os: 'windows', windowsVersion: '2019', count: 1 },
+        { name: 'windows-2022', os: 'windows', windowsVersion: '2022', count: 1 },
+      ],
+    },
+  };
 }
 
 /** The spec's defaults (VNI 4096, port 4789, 10.244.0.0/16, 10.96.0.0/12, Windows Server 2022). */
@@ -53,14 +79,18 @@ export const DEFAULT_VARS: ManifestVars = varsFromSpec();
 export const OTHER_VARS: ManifestVars = {
   ...varsFromSpec(
     mixedSpec({ podCIDR: '172.20.0.0/16', serviceCIDR: '172.21.0.0/16', flannel: { vni: 4097, port: 4790 } }),
-    '2019',
+    ['2019'],
   ),
   api_server_host: 'cp.lab.example',
   api_server_port: 8443,
 };
 
-/** Both var sets, labelled for test names. */
+/** A cluster with Windows Server 2019 and 2022 workers. */
+export const TWO_VERSION_VARS: ManifestVars = varsFromSpec(twoVersionSpec(), ['2019', '2022']);
+
+/** The var sets, labelled for test names. */
 export const VAR_SETS: ReadonlyArray<[string, ManifestVars]> = [
   ['default vars (VNI 4096, port 4789)', DEFAULT_VARS],
   ['other vars (VNI 4097, port 4790, 2019)', OTHER_VARS],
+  ['Windows Server 2019 and 2022 workers', TWO_VERSION_VARS],
 ];

@@ -7,13 +7,15 @@ describe.each(VAR_SETS)('PowerShell embedded in the manifests with %s', (_label,
   const objects = MANIFEST_NAMES.flatMap((name) => renderManifestObjects(name, vars));
   const scripts = embeddedPowerShell(objects);
 
-  it('finds every script we ship: both run.ps1 entries and the three powershell.exe -Command lines', () => {
+  it('finds every script we ship: both run.ps1 entries and the powershell.exe -Command lines (one per win-webserver version)', () => {
     expect(scripts.map((s) => s.where).sort()).toEqual([
       'ConfigMap kube-flannel/kube-flannel-windows-cfg data.run.ps1',
       'ConfigMap kube-system/kube-proxy-windows data.run.ps1',
       'DaemonSet kube-flannel/kube-flannel-ds-windows-amd64 container kube-flannel -Command',
       'DaemonSet kube-system/kube-proxy-windows container kube-proxy -Command',
-      'Deployment default/win-webserver container windowswebserver -Command',
+      ...vars.windows_workloads.map(
+        (w) => `Deployment default/win-webserver-${w.version} container windowswebserver -Command`,
+      ),
     ]);
   });
 

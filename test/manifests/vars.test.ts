@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { checkManifestVars, ManifestError, manifestVarsFromPlanVars } from '../../src/manifests/index.js';
+import {
+  checkManifestVars,
+  ManifestError,
+  manifestVarsFromPlanVars,
+  windowsWorkload,
+} from '../../src/manifests/index.js';
 import { loadVersions } from '../../src/versions/versions.js';
 import { DEFAULT_VARS } from './manifest-vars.js';
 
@@ -11,7 +16,7 @@ const planVars = (versions: Record<string, string> = {}) => ({
   flannel_port: 4789,
   versions: { ...loadVersions(), ...versions },
 });
-const extra = { apiServerHost: '10.0.0.11', apiServerPort: 6443, windowsVersion: '2022' as const };
+const extra = { apiServerHost: '10.0.0.11', apiServerPort: 6443, windowsVersions: ['2022' as const] };
 
 describe('manifestVarsFromPlanVars', () => {
   it('builds every var from the plan vars and the pinned versions file', () => {
@@ -24,7 +29,7 @@ describe('manifestVarsFromPlanVars', () => {
       flannel_port: 4789,
       api_server_host: '10.0.0.11',
       api_server_port: 6443,
-      windows_servercore_tag: 'ltsc2022',
+      windows_workloads: [windowsWorkload('2022')],
       images: {
         flannel: `docker.io/flannel/flannel:${versions['flannel']}`,
         flannel_cni_plugin: `docker.io/flannel/flannel-cni-plugin:${versions['flannel-cni-plugin']}`,
@@ -85,6 +90,29 @@ describe('checkManifestVars', () => {
     );
     expect(() => checkManifestVars('m', { ...DEFAULT_VARS, flannel_vni: 2 ** 24 })).toThrow(
       '"flannel_vni" is invalid (16777216)',
+    );
+  });
+
+  it('rejects a Windows workload that is not the mapping of its version', () => {
+    const tampered = { ...windowsWorkload('2022'), image: 'mcr.microsoft.com/windows/servercore:ltsc2019' };
+    expect(() => checkManifestVars('m', { ...DEFAULT_VARS, windows_workloads: [tampered] })).toThrow(
+      'm: variable "windows_workloads[0]" is invalid',
+    );
+    expect(() => checkManifestVars('m', { ...DEFAULT_VARS, windows_workloads: undefined })).toThrow(
+      'm: variable "windows_workloads" is missing: expected a list of Windows workloads',
+    );
+  });
+});
+
+describe('one workload per Windows version present', () => {
+  it('drops repeats and orders the versions', () => {
+    const vars = manifestVarsFromPlanVars(planVars(), {
+      ...extra,
+      windowsVersions: ['2022', '2019', '2022'],
+    });
+    expect(vars.windows_workloads.map((w) => w.name)).toEqual(['win-webserver-2019', 'win-webserver-2022']);
+    expect(manifestVarsFromPlanVars(planVars(), { ...extra, windowsVersions: [] }).windows_workloads).toEqual(
+      [],
     );
   });
 });

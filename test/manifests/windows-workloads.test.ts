@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { type KubeObject, renderManifestObjects } from '../../src/manifests/index.js';
-import { VAR_SETS } from './manifest-vars.js';
+import { TWO_VERSION_VARS, VAR_SETS } from './manifest-vars.js';
 
 interface Container {
   name: string;
@@ -86,60 +86,76 @@ describe.each(VAR_SETS)('kube-proxy-windows with %s', (_label, vars) => {
   });
 });
 
-describe('runtimeclasses', () => {
-  const objects = renderManifestObjects('runtimeclasses', VAR_SETS[0]![1]);
+describe.each(VAR_SETS)('runtimeclasses with %s', (_label, vars) => {
+  const objects = renderManifestObjects('runtimeclasses', vars);
 
-  it.each([
-    ['windows-2019', '10.0.17763'],
-    ['windows-2022', '10.0.20348'],
-  ])('%s selects Windows build %s with the runhcs handler and tolerates the Windows taint', (name, build) => {
-    const rc = objects.find((o) => o.metadata.name === name)!;
-    expect(rc['handler']).toBe('runhcs-wcow-process');
-    expect(rc['scheduling']).toEqual({
-      nodeSelector: {
-        'kubernetes.io/os': 'windows',
-        'kubernetes.io/arch': 'amd64',
-        'node.kubernetes.io/windows-build': build,
-      },
-      tolerations: [{ key: 'os', operator: 'Equal', value: 'windows', effect: 'NoSchedule' }],
-    });
+  it('has one RuntimeClass per Windows version of the cluster, selecting its build with the runhcs handler', () => {
+    expect(objects.map((o) => o.metadata.name)).toEqual(
+      vars.windows_workloads.map((w) => `windows-${w.version}`),
+    );
+    for (const w of vars.windows_workloads) {
+      const rc = objects.find((o) => o.metadata.name === `windows-${w.version}`)!;
+      expect(rc['handler']).toBe('runhcs-wcow-process');
+      expect(rc['scheduling']).toEqual({
+        nodeSelector: {
+          'kubernetes.io/os': 'windows',
+          'kubernetes.io/arch': 'amd64',
+          'node.kubernetes.io/windows-build': w.build,
+        },
+        tolerations: [{ key: 'os', operator: 'Equal', value: 'windows', effect: 'NoSchedule' }],
+      });
+    }
   });
 });
 
 describe.each(VAR_SETS)('win-webserver with %s', (_label, vars) => {
   const objects = renderManifestObjects('win-webserver', vars);
+  const deployments = objects.filter((o) => o.kind === 'Deployment');
 
-  it('runs 2 Windows Server Core replicas of the version asked for, answering on port 80 with the pod IP', () => {
-    const deployment = get(objects, 'Deployment');
-    expect((deployment['spec'] as { replicas: number }).replicas).toBe(2);
-    const pod = podSpec(deployment);
-    expect(pod.nodeSelector).toEqual({ 'kubernetes.io/os': 'windows' });
-    expect(pod.tolerations).toContainEqual({
-      key: 'os',
-      operator: 'Equal',
-      value: 'windows',
-      effect: 'NoSchedule',
-    });
-    const container = pod.containers[0]!;
-    expect(container.image).toBe(`mcr.microsoft.com/windows/servercore:${vars.windows_servercore_tag}`);
-    expect(container.ports?.[0]?.containerPort).toBe(80);
-    expect(envOf(container)['POD_IP']).toBe('status.podIP');
-    const listener = container.args!.at(-1)!;
-    expect(listener).toContain("$listener.Prefixes.Add('http://*:80/')");
-    expect(listener).toContain('pod IP: $env:POD_IP');
+  it('runs one Deployment of 2 replicas per Windows version, with its RuntimeClass and image, answering on port 80', () => {
+    expect(deployments.map((d) => d.metadata.name)).toEqual(vars.windows_workloads.map((w) => w.name));
+    for (const [i, w] of vars.windows_workloads.entries()) {
+      const deployment = deployments[i]!;
+      expect((deployment['spec'] as { replicas: number }).replicas).toBe(2);
+      const pod = podSpec(deployment) as PodSpec & { runtimeClassName?: string };
+      expect(pod.runtimeClassName).toBe(`windows-${w.version}`);
+      expect(pod.nodeSelector).toEqual({ 'kubernetes.io/os': 'windows' });
+      const container = pod.containers[0]!;
+      expect(container.image).toBe(w.image);
+      expect(container.ports?.[0]?.containerPort).toBe(80);
+      expect(envOf(container)['POD_IP']).toBe('status.podIP');
+      const listener = container.args!.at(-1)!;
+      expect(listener).toContain("$listener.Prefixes.Add('http://*:80/')");
+      expect(listener).toContain('pod IP: $env:POD_IP');
+    }
   });
 
-  it('is exposed by a NodePort Service on port 80 selecting its pods', () => {
+  it('gives each Deployment its own selector, and one NodePort Service selects the pods of every version', () => {
+    const selectors = deployments.map(
+      (d) => (d['spec'] as { selector: { matchLabels: Record<string, string> } }).selector.matchLabels,
+    );
+    expect(new Set(selectors.map((m) => JSON.stringify(m))).size).toBe(deployments.length);
     const service = get(objects, 'Service');
     expect(service['spec']).toMatchObject({
       type: 'NodePort',
       selector: { app: 'win-webserver' },
       ports: [{ port: 80, targetPort: 80, protocol: 'TCP' }],
     });
+    for (const d of deployments) {
+      const labels = (d['spec'] as { template: { metadata: { labels: Record<string, string> } } }).template
+        .metadata.labels;
+      expect(labels['app']).toBe('win-webserver');
+    }
   });
 });
 
-it('Windows Server 2019 clusters get the ltsc2019 image', () => {
-  expect(VAR_SETS[1]![1].windows_servercore_tag).toBe('ltsc2019');
-  expect(VAR_SETS[0]![1].windows_servercore_tag).toBe('ltsc2022');
+it('the image, build and RuntimeClass of each version come from one mapping', () => {
+  expect(
+    TWO_VERSION_VARS.windows_workloads.map((w) => [w.version, w.build, w.runtime_class, w.image]),
+  ).toEqual([
+    ['2019', '10.0.17763', 'windows-2019', 'mcr.microsoft.com/windows/servercore:ltsc2019'],
+    ['2022', '10.0.20348', 'windows-2022', 'mcr.microsoft.com/windows/servercore:ltsc2022'],
+  ]);
+  expect(VAR_SETS[1]![1].windows_workloads.map((w) => w.version)).toEqual(['2019']);
+  expect(VAR_SETS[0]![1].windows_workloads.map((w) => w.version)).toEqual(['2022']);
 });

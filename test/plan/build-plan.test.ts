@@ -221,6 +221,39 @@ describe('buildPlan', () => {
     expect(p.vars['kubernetes_version']).toBe(versions['kubernetes']);
   });
 
+  it("gives every Windows version of the cluster its workload, and each Windows node its version's", () => {
+    const base = staticSpec();
+    const hosts = (base.provider as { hosts: { name: string; group: string }[] }).hosts;
+    const p = plan({
+      ...base,
+      provider: {
+        type: 'static',
+        hosts: [...hosts, { name: 'win2', address: '10.0.0.14', group: 'windows-2019' }],
+      } as ClusterSpecInput['provider'],
+      nodes: {
+        controlPlane: { count: 1 },
+        workers: [
+          { name: 'linux', os: 'linux', count: 1 },
+          { name: 'windows', os: 'windows', count: 1 },
+          { name: 'windows-2019', os: 'windows', windowsVersion: '2019', count: 1 },
+        ],
+      },
+    });
+    const workloads = p.vars['windows_workloads'] as { version: string; image: string }[];
+    expect(workloads.map((w) => [w.version, w.image])).toEqual([
+      ['2019', 'mcr.microsoft.com/windows/servercore:ltsc2019'],
+      ['2022', 'mcr.microsoft.com/windows/servercore:ltsc2022'],
+    ]);
+    const byNode = p.vars['windows_workload_by_node'] as Record<string, { version: string }>;
+    expect(Object.entries(byNode).map(([node, w]) => [node, w.version])).toEqual([
+      ['win1', '2022'],
+      ['win2', '2019'],
+    ]);
+    expect(
+      plan(staticSpec({ nodes: { controlPlane: { count: 1 }, workers: [] } })).vars['windows_workloads'],
+    ).toEqual([]);
+  });
+
   it('formats a readable per-host plan', () => {
     const text = formatPlan(plan(staticSpec()));
     expect(text).toContain('win1');

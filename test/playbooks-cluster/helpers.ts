@@ -47,7 +47,7 @@ export async function labPlanVars(lab: ClusterLab, controllers: string[]): Promi
   const manifest = manifestVarsFromPlanVars(network, {
     apiServerHost: first.address,
     apiServerPort: 6443,
-    windowsVersion: '2022',
+    windowsVersions: ['2022'],
   });
   return {
     ...manifest,

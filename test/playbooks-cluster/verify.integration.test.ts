@@ -184,11 +184,11 @@ describe('verify.yml on a lab cluster: 1 Linux controller + 1 Windows node', () 
         false,
         ['service-vip', 'nodeport'].includes(name)
           ? expect.stringMatching(/curl: \((7|28)\) /)
-          : 'no Running win-webserver pod',
+          : 'no Ready win-webserver pod',
       ]),
     );
     expect(summary.failures[0]!.stderrTail).toBe(
-      'verify failed: node-to-pod, pod-to-pod, service-vip, service-dns, nodeport, outbound (6 of 6 checks failed; the win-webserver rollout did not finish)',
+      'verify failed: node-to-pod, pod-to-pod, service-vip, service-dns, nodeport, outbound (6 of 6 checks failed; rollout not finished: win-webserver-2022)',
     );
   });
 });

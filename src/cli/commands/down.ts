@@ -15,7 +15,9 @@ import { RUN_HELP, RUN_OPTIONS } from './up.js';
 export const downHelp = `Usage: kubemix down <spec> [options]
 
 Tear the cluster down: the cleanup task (kubeadm reset on every node, cluster files removed),
-then, for libvirt and EC2, destroy what kubemix created. Static machines are left, clean.
+then, for libvirt and EC2, destroy what kubemix created. Static machines are left, clean. After a
+teardown that finished, the cluster directory forgets the build (state.json, secrets.json): the
+next \`up\` builds again. The run logs stay.
 
 Options:
 ${RUN_HELP}
