@@ -32,7 +32,12 @@ async function cluster(leftovers: { w1?: NodeLeftovers; win1?: NodeLeftovers } =
   for (const o of renderManifestObjects('kube-flannel', labManifestVars())) await state.applyObject(o);
   await join('w1', 'linux', '10.233.1.3', leftovers.w1);
   await join('win1', 'windows', '10.233.1.11', leftovers.win1);
-  for (const name of ['kube-flannel-windows', 'kube-proxy-windows', 'win-webserver'] as const)
+  for (const name of [
+    'kube-flannel-windows',
+    'kube-proxy-windows',
+    'runtimeclasses',
+    'win-webserver',
+  ] as const)
     for (const o of renderManifestObjects(name, labManifestVars())) await state.applyObject(o);
   return state;
 }
