@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { posix } from 'node:path';
-import { sq } from '../shell.js';
+import { shQuote } from '../../quote/index.js';
 import type { ModuleOutcome, ModuleRun } from '../types.js';
 
 /** What copy and template place on a host. */
@@ -30,8 +30,8 @@ interface RemoteState {
 /** One command that resolves the destination and reports its checksum, mode and owner. */
 export function statCommand(dest: string, srcName?: string): string {
   const resolve = srcName
-    ? `d=${sq(dest)}; if [ -d "$d" ]; then d="\${d%/}/"${sq(srcName)}; fi`
-    : `d=${sq(dest)}`;
+    ? `d=${shQuote(dest)}; if [ -d "$d" ]; then d="\${d%/}/"${shQuote(srcName)}; fi`
+    : `d=${shQuote(dest)}`;
   return [
     resolve,
     'echo "__KMX_DEST__ $d"',
@@ -84,7 +84,7 @@ export function* installContent(request: InstallRequest, checkMode: boolean): Mo
     return { changed: false, failed: false, data: { ...data, mode: state.mode } };
   if (checkMode) return { changed: true, failed: false, msg: `would update ${state.path}`, data };
   const steps: string[] = ['set -e'];
-  const target = sq(state.path);
+  const target = shQuote(state.path);
   if (writeContent) {
     const tmp = `${state.path}.kubemix-tmp`;
     if (request.backup && state.exists) {
@@ -99,13 +99,13 @@ export function* installContent(request: InstallRequest, checkMode: boolean): Mo
         msg: `${module}: writing ${state.path} failed: ${put.stderr.trim()}`,
         data,
       };
-    steps.push(`mv -f ${sq(tmp)} ${target}`);
+    steps.push(`mv -f ${shQuote(tmp)} ${target}`);
   }
   if (mode !== undefined && (writeContent || fixMode)) steps.push(`chmod ${mode} ${target}`);
   if (request.owner !== undefined || request.group !== undefined) {
     if (writeContent || fixOwner)
       steps.push(
-        `chown ${sq(`${request.owner ?? ''}${request.group !== undefined ? `:${request.group}` : ''}`)} ${target}`,
+        `chown ${shQuote(`${request.owner ?? ''}${request.group !== undefined ? `:${request.group}` : ''}`)} ${target}`,
       );
   }
   const apply = yield { kind: 'exec', command: steps.join('\n') };

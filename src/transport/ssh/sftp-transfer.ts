@@ -5,9 +5,9 @@ import { dirname, posix } from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { SFTPWrapper } from 'ssh2';
+import { shQuote } from '../../quote/index.js';
 import type { CommandResult } from '../../types/command-result.js';
 import type { GetRequest, PutRequest } from '../types.js';
-import { shQuote } from './shell-script.js';
 
 /** Runs a shell command on the host (the transport's exec, minus options). */
 export type RunRemote = (command: string) => Promise<CommandResult>;
