@@ -37,7 +37,7 @@ export function credentialPreflightSteps(hosts: InventoryHost[]): PlanStep[] {
           name: `environment variable ${ref.env} is set`,
           module: 'shell',
           args: {
-            cmd: `printenv ${shQuote(ref.env)} >/dev/null || ${failWith(`environment variable ${ref.env} is not set`)}`,
+            cmd: `printenv -- ${shQuote(ref.env)} >/dev/null || ${failWith(`environment variable ${ref.env} is not set`)}`,
           },
         }
       : {
