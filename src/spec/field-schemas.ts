@@ -36,3 +36,22 @@ export const versionOverridesSchema = z.record(
 
 /** `vars:` names; the values are the playbooks' business (strings are checked for NUL elsewhere). */
 export const varNameSchema = z.string().refine(isVarName, VAR_NAME_MESSAGE);
+
+/**
+ * EC2 names: region codes such as eu-west-1 or us-gov-west-1 (AWS "Regions and Availability
+ * Zones"), resource IDs as prefix + 8 or 17 hex digits (EC2 User Guide, "Resource IDs"), and
+ * instance types family.size (EC2 "Amazon EC2 instance type naming conventions").
+ */
+export const ec2RegionSchema = z
+  .string()
+  .regex(/^[a-z]{2}(?:-[a-z]+)+-\d+$/, 'must be an AWS region code such as eu-west-1');
+export const ec2IdSchema = (prefix: 'vpc' | 'subnet') =>
+  z
+    .string()
+    .regex(
+      new RegExp(`^${prefix}-(?:[0-9a-f]{8}|[0-9a-f]{17})$`),
+      `must be an EC2 ID such as ${prefix}-0123456789abcdef0`,
+    );
+export const ec2InstanceTypeSchema = z
+  .string()
+  .regex(/^[a-z][a-z0-9-]*\.[a-z0-9]+$/, 'must be an EC2 instance type such as m5.large');

@@ -125,13 +125,13 @@ export const providerSchema = z.discriminatedUnion('type', [
   }),
   z.strictObject({
     type: z.literal('ec2'),
-    region: z.string().min(1),
+    region: field.ec2RegionSchema,
     endpoint: z.string().url().optional().describe('EC2 API endpoint override (testing, other partitions).'),
-    vpcId: z.string().optional(),
-    subnetId: z.string().optional(),
+    vpcId: field.ec2IdSchema('vpc').optional(),
+    subnetId: field.ec2IdSchema('subnet').optional(),
     keyName: z.string().optional().describe('EC2 key pair name for Linux instances.'),
-    linuxInstanceType: z.string().default('t3.large'),
-    windowsInstanceType: z.string().default('m5.large'),
+    linuxInstanceType: field.ec2InstanceTypeSchema.default('t3.large'),
+    windowsInstanceType: field.ec2InstanceTypeSchema.default('m5.large'),
     credentials: z
       .strictObject({ accessKeyId: secretRefSchema, secretAccessKey: secretRefSchema })
       .optional()
