@@ -2,6 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { Language, type Node, Parser } from 'web-tree-sitter';
 import { readVerbatimString, verbatimStringValue } from '../../fixtures/winrm-server/powershell-literal.js';
+import { readWrapperPreamble } from '../../fixtures/winrm-server/test-script-host.js';
 import { psQuote } from '../../src/quote/index.js';
 import { wrapScript } from '../../src/transport/winrm/powershell.js';
 import { injectionCorpus } from '../helpers/injection-corpus.js';
@@ -67,11 +68,12 @@ describe('psQuote', () => {
   });
 
   it("reads back as the value with PowerShell's tokenizer rules, typographic quotes included", () => {
-    for (const value of values) expect(verbatimStringValue(psQuote(value)), JSON.stringify(value)).toBe(value);
+    for (const value of values)
+      expect(verbatimStringValue(psQuote(value)), JSON.stringify(value)).toBe(value);
   });
 
   it('doubles all five single-quote characters (a copy that doubled only U+0027 let U+2019 end the string)', () => {
-    const attack = "x\u2019; New-Item C:\\canary; \u2018";
+    const attack = 'x\u2019; New-Item C:\\canary; \u2018';
     expect(psQuote(attack)).toBe("'x\u2019\u2019; New-Item C:\\canary; \u2018\u2018'");
     const asciiOnly = `'${attack.replaceAll("'", "''")}'`;
     expect(verbatimStringValue(asciiOnly)).toBeUndefined();
@@ -81,6 +83,11 @@ describe('psQuote', () => {
     for (const value of values.filter((v) => !v.includes('\0'))) {
       const script = wrapScript('Write-Output 1', { env: { KMX_V: value }, cwd: value });
       expect((await parse(script)).hasError, JSON.stringify(value)).toBe(false);
+      // The test servers read the preamble the same way (fixtures/winrm-server/test-script-host.ts).
+      expect(readWrapperPreamble(script.slice(0, script.indexOf('# kubemix user-script begin')))).toEqual({
+        env: { KMX_V: value },
+        cwd: value,
+      });
       for (const prefix of ['$env:KMX_V = ', 'Set-Location -LiteralPath ']) {
         const read = readVerbatimString(script, script.indexOf(prefix) + prefix.length);
         expect(read?.value, `${prefix}${JSON.stringify(value)}`).toBe(value);

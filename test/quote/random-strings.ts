@@ -4,7 +4,7 @@
  * double-quote character PowerShell knows, control characters, NUL and non-ASCII text.
  */
 const SPECIAL = [
-  ..."'\"`$(){}[]<>|&;*?!#~=%^@,\\/ -+:.",
+  ...'\'"`$(){}[]<>|&;*?!#~=%^@,\\/ -+:.',
   '\n',
   '\r',
   '\t',
