@@ -123,7 +123,7 @@ function staticHosts(spec: ClusterSpec & { provider: { type: 'static' } }): Inve
     if (port !== undefined) host.port = port;
     if (credentials) host.credentials = credentials;
     if (spec.provider.knownHosts && connection === 'ssh')
-      host.vars = { kubemix_known_hosts: spec.provider.knownHosts };
+      host.vars = { kubemix_known_hosts: [spec.provider.knownHosts] };
     const kubeletArgs = isControlPlane ? spec.nodes.controlPlane.kubeletExtraArgs : group?.kubeletExtraArgs;
     if (kubeletArgs && kubeletArgs.length > 0) host.vars = { ...host.vars, kubelet_extra_args: kubeletArgs };
     if (group?.hyperV) host.vars = { ...host.vars, hyperv: true };
