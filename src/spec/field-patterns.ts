@@ -60,7 +60,7 @@ const POSIX_USER = /^[A-Za-z0-9._][A-Za-z0-9._-]{0,31}$/;
  * "-" and inner spaces; the NetBIOS domain to 15 characters ("Naming conventions in Active
  * Directory", learn.microsoft.com/troubleshoot/windows-server/active-directory/naming-conventions-for-computer-domain-site-ou).
  */
-const WINDOWS_NAME = String.raw`[A-Za-z0-9._](?:[A-Za-z0-9._ -]{0,18}[A-Za-z0-9._-])?`;
+const WINDOWS_NAME = '[A-Za-z0-9._](?:[A-Za-z0-9._ -]{0,18}[A-Za-z0-9._-])?';
 const WINDOWS_USER = new RegExp(
   String.raw`^(?:(?:[A-Za-z0-9][A-Za-z0-9._-]{0,14})\\)?${WINDOWS_NAME}$|^${WINDOWS_NAME}@[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?$`,
 );

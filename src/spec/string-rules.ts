@@ -21,7 +21,7 @@ export function stringRuleIssues(input: unknown): PathIssue[] {
       return;
     }
     if (Array.isArray(value)) {
-      value.forEach((item, index) => visit(item, [...path, index], inVars));
+      for (const [index, item] of value.entries()) visit(item, [...path, index], inVars);
       return;
     }
     if (value && typeof value === 'object') {

@@ -43,6 +43,7 @@ afterAll(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
+// biome-ignore lint/suspicious/noExplicitAny: specs edited as loose JSON, as a user edits YAML
 type Spec = Record<string, any>;
 const labSpec = async (): Promise<Spec> => parse(await readFile(lab.specPath, 'utf8')) as Spec;
 const group = (spec: Spec, name: string) => spec['nodes'].workers.find((g: Spec) => g['name'] === name);

@@ -28,6 +28,7 @@ export function injectionCorpus(canary: string): Payload[] {
     { name: 'typographic double quotes (PowerShell)', value: `x\u201d; ${psTouch}; \u201c` },
     { name: 'PowerShell subexpression', value: `x$(${psTouch})` },
     { name: 'braced variable', value: `x\${IFS}${touch}` },
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: PowerShell's ${...}, not a JS template
     { name: 'PowerShell braced variable', value: '${env:ComSpec}' },
     { name: 'variable', value: '$HOME' },
     { name: 'redirection', value: `x > ${canary}` },

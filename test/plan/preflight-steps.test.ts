@@ -24,19 +24,26 @@ const host = (credentials: InventoryHost['credentials']): InventoryHost => ({
 });
 
 function run(cmd: string) {
-  return spawnSync('/bin/sh', ['-c', cmd], { cwd: dir, encoding: 'utf8', env: { PATH: process.env['PATH'] } });
+  return spawnSync('/bin/sh', ['-c', cmd], {
+    cwd: dir,
+    encoding: 'utf8',
+    env: { PATH: process.env['PATH'] },
+  });
 }
 
 const corpus = injectionCorpus(canary).filter((p) => !p.value.includes('\0'));
 
 describe('credential preflight commands', () => {
-  it.each(corpus)('a missing key file named like "$name" is reported literally; nothing runs', ({ value }) => {
-    const [step] = credentialPreflightSteps([host({ privateKey: { file: value } })]);
-    const result = run(step!.args['cmd'] as string);
-    expect(result.status).toBe(1);
-    expect(result.stderr).toBe(`cannot read ${value}\n`);
-    expect(existsSync(canary)).toBe(false);
-  });
+  it.each(corpus)(
+    'a missing key file named like "$name" is reported literally; nothing runs',
+    ({ value }) => {
+      const [step] = credentialPreflightSteps([host({ privateKey: { file: value } })]);
+      const result = run(step!.args['cmd'] as string);
+      expect(result.status).toBe(1);
+      expect(result.stderr).toBe(`cannot read ${value}\n`);
+      expect(existsSync(canary)).toBe(false);
+    },
+  );
 
   it.each(corpus)('an unset variable named like "$name" is reported literally; nothing runs', ({ value }) => {
     const [step] = credentialPreflightSteps([host({ password: { env: value } })]);

@@ -124,9 +124,11 @@ describe('kubemix run with the injection corpus in inventory variables', () => {
   }, 300_000);
 
   it('renders a variable holding a template, but a template cannot reach Function: the task fails, nothing runs', async () => {
-    const escape = injectionCorpus(canary).find((p) => p.name === 'nunjucks escape to Function')!.value;
+    const templateEscape = injectionCorpus(canary).find(
+      (p) => p.name === 'nunjucks escape to Function',
+    )!.value;
     const out = join(dir, 'escape-out');
-    const path = await write('inventory.yml', stringify(inventory({ payload: escape, out })));
+    const path = await write('inventory.yml', stringify(inventory({ payload: templateEscape, out })));
     const playbook = await write('play.yml', PLAYBOOK.split('- hosts: win-01')[0]!);
     const result = await kubemix(['run', playbook, '-i', path]);
     expect(result.exitCode).toBe(2);

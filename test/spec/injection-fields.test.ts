@@ -10,6 +10,7 @@ import { injectionCorpus } from '../helpers/injection-corpus.js';
 // markers, `vars` anything but NUL, every other field (names, addresses, users, versions,
 // flags, enums) refuses all of the corpus.
 
+// biome-ignore lint/suspicious/noExplicitAny: specs edited as loose JSON, as a user edits YAML
 type Json = Record<string, any>;
 
 const baseStatic = (): Json => ({
@@ -149,13 +150,17 @@ function set(spec: Json, path: (string | number)[], value: unknown): Json {
 }
 
 function get(spec: Json, path: (string | number)[]): unknown {
-  return path.reduce<any>((node, key) => node?.[key], spec);
+  return path.reduce<unknown>((node, key) => (node as Json | undefined)?.[key], spec);
 }
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: the rule under test
 const CONTROL = /[\u0000-\u001f\u007f]/;
 const accepts = (rule: Rule, value: string) =>
-  rule === 'vars' ? !value.includes('\0') : rule === 'path' ? !CONTROL.test(value) && !/\{[{%#]/.test(value) : false;
+  rule === 'vars'
+    ? !value.includes('\0')
+    : rule === 'path'
+      ? !CONTROL.test(value) && !/\{[{%#]/.test(value)
+      : false;
 
 const corpus = injectionCorpus('/tmp/kmx-never-created-canary');
 
