@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { Language, type Node, Parser } from 'web-tree-sitter';
 import { readVerbatimString, verbatimStringValue } from '../../fixtures/winrm-server/powershell-literal.js';
-import { readWrapperPreamble } from '../../fixtures/winrm-server/test-script-host.js';
+import { readWrapperPreamble } from '../../fixtures/winrm-server/wrapper-preamble.js';
 import { psQuote } from '../../src/quote/index.js';
 import { wrapScript } from '../../src/transport/winrm/powershell.js';
 import { injectionCorpus } from '../helpers/injection-corpus.js';
