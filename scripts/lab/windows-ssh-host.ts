@@ -4,6 +4,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { connect, createServer } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { shQuote } from '../../src/quote/index.js';
 
 const run = promisify(execFile);
 
@@ -130,7 +131,6 @@ export async function startWindowsSshHost(options: WindowsSshHostOptions): Promi
 
   const start = async () => {
     const sshdArgs = ['-D', '-f', config, '-E', sshdLogPath];
-    const q = (s: string) => `'${s.replace(/'/g, "'\\''")}'`;
     child = isolated
       ? spawn(
           'unshare',
@@ -144,7 +144,7 @@ export async function startWindowsSshHost(options: WindowsSshHostOptions): Promi
             'private',
             'sh',
             '-c',
-            `mount -t tmpfs -o mode=0700 kmx-root /root && exec ${[sshd, ...sshdArgs].map(q).join(' ')}`,
+            `mount -t tmpfs -o mode=0700 kmx-root /root && exec ${[sshd, ...sshdArgs].map(shQuote).join(' ')}`,
           ],
           { stdio: 'ignore' },
         )

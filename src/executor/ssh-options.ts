@@ -40,8 +40,13 @@ export function sshOptionsFor(host: InventoryHost, defaults: SshDefaults = {}): 
   const user = host.credentials?.user ?? str(vars['ansible_user']);
   if (user) options.user = user;
   if (host.credentials) options.credentials = host.credentials;
-  const knownHosts = str(vars['kubemix_known_hosts']) ?? args.get('userknownhostsfile');
-  if (knownHosts) options.knownHostsFiles = knownHosts.split(/\s+/);
+  // A list is taken as it is (a spec's one path may hold spaces); a string is OpenSSH's
+  // space-separated UserKnownHostsFile list.
+  const listed = vars['kubemix_known_hosts'];
+  const knownHosts = Array.isArray(listed)
+    ? listed.map(String)
+    : (str(listed) ?? args.get('userknownhostsfile'))?.split(/\s+/);
+  if (knownHosts && knownHosts.length > 0) options.knownHostsFiles = knownHosts;
   const strict = args.get('stricthostkeychecking');
   options.hostKeyPolicy = host.hostKeyPolicy ?? (strict === 'accept-new' ? 'accept-new' : 'strict');
   if (options.hostKeyPolicy === 'accept-new' && defaults.clusterKnownHosts)

@@ -1,7 +1,5 @@
+import { shQuote } from '../quote/index.js';
 import type { CommandResult } from '../types/command-result.js';
-
-/** Quotes a value for POSIX sh: always single quotes, so nothing inside is interpreted. */
-export const sq = (value: string): string => `'${value.replaceAll("'", `'\\''`)}'`;
 
 /** Marker a change script prints when it changed (or, in check mode, would change) something. */
 export const CHANGED_MARKER = '__KUBEMIX_CHANGED__';
@@ -60,7 +58,8 @@ function lines(text: string): string[] {
 
 /** Prints a file with framing that survives transports which strip a final newline. */
 export function readFileCommand(path: string): string {
-  return `if [ -f ${sq(path)} ]; then printf '__KMX_FILE__ %s\\n' "$(stat -c %a ${sq(path)})"; cat ${sq(path)}; printf '\\n__KMX_EOF__\\n'; elif [ -e ${sq(path)} ]; then echo __KMX_NOT_FILE__; else echo __KMX_MISSING__; fi`;
+  const p = shQuote(path);
+  return `if [ -f ${p} ]; then printf '__KMX_FILE__ %s\\n' "$(stat -c %a -- ${p})"; cat -- ${p}; printf '\\n__KMX_EOF__\\n'; elif [ -e ${p} ]; then echo __KMX_NOT_FILE__; else echo __KMX_MISSING__; fi`;
 }
 
 /** Parses {@link readFileCommand} output. */

@@ -1,5 +1,7 @@
+import { isIP } from 'node:net';
 import { manifestVarsFromPlanVars } from '../manifests/vars.js';
 import { windowsWorkload } from '../manifests/windows-workloads.js';
+import { parseHostPort } from '../spec/field-patterns.js';
 import type { ClusterSpec } from '../spec/schema.js';
 import type { InventoryHost } from '../types/inventory.js';
 import type { ClusterTaskName, Plan, PlanStep, PlanTask } from '../types/plan.js';
@@ -41,11 +43,15 @@ export function playbookSteps(
 
 const API_SERVER_PORT = 6443;
 
-/** host[:port] -> [host, port], defaulting to the API server port. */
-function splitEndpoint(endpoint: string): [string, number] {
-  const match = /^(.*?)(?::(\d+))?$/.exec(endpoint)!;
-  return [match[1]!, match[2] ? Number(match[2]) : API_SERVER_PORT];
+/** The spec's endpoint `host[:port]` (IPv6 in brackets), or the first controller, and the port. */
+function apiServer(endpoint: string | undefined, firstControllerAddress: string): [string, number] {
+  const parsed = endpoint === undefined ? undefined : parseHostPort(endpoint);
+  if (parsed) return [parsed.host, parsed.port ?? API_SERVER_PORT];
+  return [firstControllerAddress, API_SERVER_PORT];
 }
+
+/** `host:port`, with an IPv6 host in brackets (how kubeadm and kubeconfigs write it). */
+const hostPort = (host: string, port: number) => (isIP(host) === 6 ? `[${host}]:${port}` : `${host}:${port}`);
 
 const names = (hosts: InventoryHost[]) => hosts.map((h) => h.name);
 
@@ -200,8 +206,9 @@ export function buildPlan({
 
   // The API address every node and the Windows flannel override use: the load-balanced endpoint
   // when there is one, else the first controller.
-  const [apiServerHost, apiServerPort] = splitEndpoint(
-    spec.nodes.controlPlane.endpoint ?? `${controllers[0]?.address ?? ''}:${API_SERVER_PORT}`,
+  const [apiServerHost, apiServerPort] = apiServer(
+    spec.nodes.controlPlane.endpoint,
+    controllers[0]?.address ?? '',
   );
   const networkVars = {
     pod_cidr: spec.network.podCIDR,
@@ -232,7 +239,7 @@ export function buildPlan({
       kubernetes_version: kubernetesVersion,
       // kubeadm's config API and the Windows join flags change with the minor version.
       kubernetes_minor: Number(kubernetesVersion.split('.')[1] ?? 0),
-      control_plane_endpoint: `${apiServerHost}:${apiServerPort}`,
+      control_plane_endpoint: hostPort(apiServerHost, apiServerPort),
       first_controller: controllers[0]?.name ?? '',
       controller_count: controllers.length,
       windows_nodes: windowsWorkers.map((h) => ({

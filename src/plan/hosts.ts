@@ -144,7 +144,7 @@ function staticHosts(spec: ClusterSpec & { provider: { type: 'static' } }): Inve
     if (port !== undefined) host.port = port;
     if (credentials) host.credentials = credentials;
     if (spec.provider.knownHosts && connection === 'ssh')
-      host.vars = { kubemix_known_hosts: spec.provider.knownHosts };
+      host.vars = { kubemix_known_hosts: [spec.provider.knownHosts] };
     const groupVars = nodeGroupVars(spec, isControlPlane ? 'control-plane' : listed.group);
     if (groupVars) host.vars = { ...host.vars, ...groupVars };
     if (os === 'windows') host.windowsVersion = group?.windowsVersion ?? '2022';

@@ -1,12 +1,14 @@
+import { shQuote } from '../quote/index.js';
 import type { InventoryHost, SecretRef } from '../types/inventory.js';
 import type { PlanStep } from '../types/plan.js';
 
-const shellQuote = (value: string) => `'${value.replaceAll("'", `'\\''`)}'`;
-
 /** A path for the shell: `~/x` becomes `"$HOME"/'x'` so it expands but stays quoted. */
 function shellPath(path: string): string {
-  return path.startsWith('~/') ? `"$HOME"/${shellQuote(path.slice(2))}` : shellQuote(path);
+  return path.startsWith('~/') ? `"$HOME"/${shQuote(path.slice(2))}` : shQuote(path);
 }
+
+/** Prints a message on stderr and fails; printf, not echo, so no backslash or `-n` in it is read. */
+const failWith = (message: string) => `{ printf '%s\\n' ${shQuote(message)} >&2; exit 1; }`;
 
 /** A check changes nothing: report it as ok, not changed (Ansible's changed_when: false). */
 const CHECK_ONLY = { changedWhen: false } as const;
@@ -35,14 +37,14 @@ export function credentialPreflightSteps(hosts: InventoryHost[]): PlanStep[] {
           name: `environment variable ${ref.env} is set`,
           module: 'shell',
           args: {
-            cmd: `printenv ${shellQuote(ref.env)} >/dev/null || { echo "environment variable ${ref.env} is not set" >&2; exit 1; }`,
+            cmd: `printenv -- ${shQuote(ref.env)} >/dev/null || ${failWith(`environment variable ${ref.env} is not set`)}`,
           },
         }
       : {
           name: `file ${ref.file} is readable`,
           module: 'shell',
           keywords: CHECK_ONLY,
-          args: { cmd: `test -r ${shellPath(ref.file)} || { echo "cannot read ${ref.file}" >&2; exit 1; }` },
+          args: { cmd: `test -r ${shellPath(ref.file)} || ${failWith(`cannot read ${ref.file}`)}` },
         },
   );
 }

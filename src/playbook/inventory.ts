@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { SpecError } from '../errors/index.js';
 import type { ConnectionKind, HostCredentials, HostRole, InventoryHost } from '../types/inventory.js';
+import { inventoryVarProblem } from './inventory-fields.js';
 import type { Inventory, InventoryGroup } from './types.js';
 import { YamlSource } from './yaml-source.js';
 
@@ -171,6 +172,8 @@ function checkVars(
   path: Array<string | number>,
 ): Record<string, unknown> {
   for (const [key, value] of Object.entries(vars)) {
+    const fieldProblem = inventoryVarProblem(key, value);
+    if (fieldProblem) source.report([...path, key], fieldProblem);
     if (INLINE_SECRETS.includes(key)) {
       source.report(
         [...path, key],

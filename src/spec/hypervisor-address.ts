@@ -1,3 +1,6 @@
+import { isIP } from 'node:net';
+import { isHostAddress } from './field-patterns.js';
+
 /** A hypervisor named on the command line: `host`, `user@host`, `user@host:port`, `[v6]:port`. */
 export interface HypervisorAddress {
   address: string;
@@ -7,8 +10,6 @@ export interface HypervisorAddress {
 
 /** Why an address was refused. Never repeats the text: a `user:password@host` must not be echoed. */
 export type HypervisorAddressProblem = string;
-
-const HOST_PATTERN = /^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$/;
 
 /** Parses `[user@]host[:port]` (IPv6 in brackets when a port follows). */
 export function parseHypervisorAddress(text: string): HypervisorAddress | HypervisorAddressProblem {
@@ -29,7 +30,7 @@ export function parseHypervisorAddress(text: string): HypervisorAddress | Hyperv
     [host, portText] = rest.split(':') as [string, string];
   }
   // Several colons without brackets: a bare IPv6 address, no port.
-  const valid = bracketed || colons > 1 ? /^[0-9A-Fa-f:.]+$/.test(host) : HOST_PATTERN.test(host);
+  const valid = bracketed || colons > 1 ? isIP(host) === 6 : isHostAddress(host);
   if (!valid) return 'is not an address like host, user@host or user@host:port';
   const result: HypervisorAddress = { address: host };
   if (user !== undefined) result.user = user;

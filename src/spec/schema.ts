@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { parseCidr } from './cidr.js';
+import { ENV_NAME_MESSAGE, isEnvName } from './field-patterns.js';
+import * as field from './field-schemas.js';
 
 /**
  * The cluster spec model. One schema serves YAML specs, Kubeinit's short form (mapped onto
@@ -49,11 +51,15 @@ export const secretRefSchema = z
   .union([z.strictObject({ env: z.string().min(1) }), z.strictObject({ file: z.string().min(1) })], {
     error: SECRET_REF_MESSAGE,
   })
+  .superRefine((ref, ctx) => {
+    if ('env' in ref && !isEnvName(ref.env))
+      ctx.addIssue({ code: 'custom', path: ['env'], message: ENV_NAME_MESSAGE });
+  })
   .describe('A secret given by reference: { env: NAME } or { file: PATH }.');
 
 export const credentialsSchema = z
   .strictObject({
-    user: z.string().min(1).optional().describe('Login user (ssh) or account (winrm).'),
+    user: field.userNameSchema.optional().describe('Login user (ssh) or account (winrm).'),
     privateKey: secretRefSchema.optional().describe('SSH private key file (use { file: ... }).'),
     passphrase: secretRefSchema.optional(),
     password: secretRefSchema.optional().describe('WinRM password or sudo password.'),
@@ -69,7 +75,7 @@ const versionString = z.string().regex(/^v?\d+\.\d+\.\d+$/, 'must be a version s
 
 export const staticHostSchema = z.strictObject({
   name: dnsLabel.describe('Inventory and node name.'),
-  address: z.string().min(1).describe('IP address or DNS name to connect to.'),
+  address: field.hostAddressSchema.describe('IP address or DNS name to connect to.'),
   port: z.number().int().min(1).max(65535).optional(),
   group: z.string().min(1).describe('Node group: "control-plane" or the name of a worker group.'),
   connection: connectionSchema.optional().describe('Defaults to the group connection.'),
@@ -78,7 +84,9 @@ export const staticHostSchema = z.strictObject({
 
 export const hypervisorSchema = z.strictObject({
   name: dnsLabel,
-  address: z.string().min(1).describe('Hypervisor host; "localhost" means the machine running kubemix.'),
+  address: field.hostAddressSchema.describe(
+    'Hypervisor host; "localhost" means the machine running kubemix.',
+  ),
   port: z.number().int().min(1).max(65535).optional(),
   uri: z
     .string()
@@ -117,13 +125,13 @@ export const providerSchema = z.discriminatedUnion('type', [
   }),
   z.strictObject({
     type: z.literal('ec2'),
-    region: z.string().min(1),
+    region: field.ec2RegionSchema,
     endpoint: z.string().url().optional().describe('EC2 API endpoint override (testing, other partitions).'),
-    vpcId: z.string().optional(),
-    subnetId: z.string().optional(),
+    vpcId: field.ec2IdSchema('vpc').optional(),
+    subnetId: field.ec2IdSchema('subnet').optional(),
     keyName: z.string().optional().describe('EC2 key pair name for Linux instances.'),
-    linuxInstanceType: z.string().default('t3.large'),
-    windowsInstanceType: z.string().default('m5.large'),
+    linuxInstanceType: field.ec2InstanceTypeSchema.default('t3.large'),
+    windowsInstanceType: field.ec2InstanceTypeSchema.default('m5.large'),
     credentials: z
       .strictObject({ accessKeyId: secretRefSchema, secretAccessKey: secretRefSchema })
       .optional()
@@ -145,12 +153,11 @@ export const controlPlaneSchema = z.strictObject({
     .default(1),
   ...sizing,
   connection: connectionSchema.default('ssh'),
-  endpoint: z
-    .string()
+  endpoint: field.endpointSchema
     .optional()
     .describe('Load-balanced API endpoint host[:port]; required with 3 or 5 controllers on static hosts.'),
   credentials: credentialsSchema.optional(),
-  kubeletExtraArgs: z.array(z.string()).default([]),
+  kubeletExtraArgs: field.kubeletArgsSchema.default([]),
 });
 
 const workerGroupObject = z.strictObject({
@@ -164,8 +171,7 @@ const workerGroupObject = z.strictObject({
   ...sizing,
   connection: connectionSchema.optional().describe('Default: ssh for linux, winrm for windows.'),
   credentials: credentialsSchema.optional(),
-  kubeletExtraArgs: z
-    .array(z.string())
+  kubeletExtraArgs: field.kubeletArgsSchema
     .optional()
     .describe('Default for windows groups: the Windows guide reservations.'),
   taint: z.boolean().default(false).describe('Windows groups: add the os=windows:NoSchedule taint.'),
@@ -224,8 +230,7 @@ const clusterSpecObject = z
       })
       .prefault({})
       .describe('Default: one controller and no workers.'),
-    versions: z
-      .record(z.string(), z.string())
+    versions: field.versionOverridesSchema
       .optional()
       .describe('Overrides of playbooks/versions.yaml entries.'),
     artifacts: z
@@ -240,7 +245,7 @@ const clusterSpecObject = z
       .optional()
       .describe('Offline mode: every download comes from this local directory instead of the internet.'),
     vars: z
-      .record(z.string(), z.unknown())
+      .record(field.varNameSchema, z.unknown())
       .optional()
       .describe(
         'Extra variables for the cluster playbooks (like ansible-playbook -e); they win over kubemix defaults.',

@@ -29,7 +29,8 @@ export const staticHostNamesRule: CrossFieldRule = (spec) => {
 export const staticHostGroupsRule: CrossFieldRule = (spec) => {
   if (spec.provider.type !== 'static') return [];
   const issues: RuleIssue[] = [];
-  const groups = spec.workers.filter((g) => g.name !== undefined);
+  // Only names that are names: a malformed one is reported at its own field, not echoed here.
+  const groups = spec.workers.filter((g) => typeof g.name === 'string' && /^[a-z0-9-]+$/.test(g.name));
   const known = ['control-plane', ...groups.map((g) => g.name as string)];
   const listed = new Map<string, number>();
   for (const host of spec.provider.hosts) {
@@ -37,7 +38,7 @@ export const staticHostGroupsRule: CrossFieldRule = (spec) => {
     if (!known.includes(host.group)) {
       issues.push({
         path: hostPath(host.index, 'group'),
-        message: `unknown group "${host.group}"; expected one of: ${known.join(', ')}`,
+        message: `unknown group ${JSON.stringify(host.group)}; expected one of: ${known.join(', ')}`,
       });
       continue;
     }

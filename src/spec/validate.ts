@@ -2,6 +2,7 @@ import { SpecError, type SpecIssue } from '../errors/index.js';
 import { checkCrossFieldRules } from './cross-field-rules.js';
 import { type ClusterSpec, clusterSpecSchema } from './schema.js';
 import { type SpecPath, specView } from './spec-view.js';
+import { stringRuleIssues } from './string-rules.js';
 import type { PathLocator } from './yaml-source.js';
 import { fromZodIssues, type PathIssue, specErrorMap } from './zod-issues.js';
 
@@ -40,6 +41,9 @@ export function validateSpecInput(input: unknown, options: ValidateOptions): Clu
     ...(parsed.success ? [] : fromZodIssues(parsed.error.issues)),
     ...checkCrossFieldRules(specView(input)),
   ];
+  // A field the schema already refused (say, an address with a newline) gets that one message.
+  const reported = new Set(found.map((issue) => issue.path.join('\0')));
+  found.push(...stringRuleIssues(input).filter((issue) => !reported.has(issue.path.join('\0'))));
   if (parsed.success && found.length === 0) return parsed.data;
 
   const issues = found.map(({ path, message, atKey }: PathIssue): SpecIssue => {

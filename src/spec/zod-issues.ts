@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { ENV_NAME_MESSAGE } from './field-patterns.js';
 import { SECRET_REF_MESSAGE } from './schema.js';
 import type { SpecPath } from './spec-view.js';
 
@@ -101,7 +102,9 @@ export function fromZodIssues(issues: readonly z.core.$ZodIssue[]): PathIssue[] 
       const secretAt = item.path.findIndex(
         (p, i) => typeof p === 'string' && SECRET_KEYS.has(p) && item.path[i - 1] === 'credentials',
       );
-      if (secretAt >= 0) push({ path: item.path.slice(0, secretAt + 1), message: SECRET_REF_MESSAGE });
+      // A bad variable name inside a reference is named as such: the message shows no value.
+      if (secretAt >= 0 && item.message !== ENV_NAME_MESSAGE)
+        push({ path: item.path.slice(0, secretAt + 1), message: SECRET_REF_MESSAGE });
       else push(item);
     }
   }

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { posix } from 'node:path';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
+import { psQuote, quoteWindowsArg, shQuote } from '../quote/index.js';
 
 /** Thrown by filters for bad input; render.ts turns it into a TemplateRenderError. */
 export class FilterError extends Error {}
@@ -21,12 +22,42 @@ export function toBool(value: unknown): boolean {
   return false;
 }
 
-/** Python's shlex.quote: safe words stay bare, everything else goes in single quotes. */
+/**
+ * Ansible's `quote` filter, through kubemix's one POSIX quoting helper: the value as one literal
+ * shell word. Unlike Python's shlex.quote (what Ansible uses), safe words are quoted too
+ * (`'web'`, not `web`); the shell reads both as the same word.
+ */
 export function shellQuote(value: unknown): string {
-  const text = value === undefined || value === null ? '' : String(value);
-  if (text === '') return "''";
-  if (/^[\w@%+=:,./-]+$/.test(text)) return text;
-  return `'${text.replaceAll("'", `'"'"'`)}'`;
+  return shQuote(value === undefined || value === null ? '' : String(value));
+}
+
+/**
+ * The `ansible.windows.quote` filter (ansible.windows collection, plugins/filter/quote.py):
+ * `shell='powershell'` gives PowerShell verbatim literals (kubemix's one PowerShell quoting
+ * helper); no shell gives Windows process command-line words (Microsoft C runtime rules, what
+ * win_command splits). A list becomes its quoted words joined by spaces, a dict `KEY=quoted`
+ * words (the MSI property form). `shell='cmd'` is refused: kubemix builds no cmd.exe lines.
+ */
+export function windowsQuote(value: unknown, options?: unknown): string {
+  const shell =
+    options && typeof options === 'object' && '__keywords' in options
+      ? (options as { shell?: unknown }).shell
+      : options;
+  let quote: (word: string) => string;
+  if (shell === undefined || shell === null || shell === '') quote = quoteWindowsArg;
+  else if (shell === 'powershell') quote = psQuote;
+  else
+    throw new FilterError(
+      `ansible.windows.quote: shell=${JSON.stringify(shell)} is not supported (use shell='powershell', or no shell for win_command words)`,
+    );
+  const items = Array.isArray(value) ? value : [value];
+  return items
+    .flatMap((item) =>
+      item && typeof item === 'object'
+        ? Object.entries(item).map(([key, v]) => `${key}=${quote(str(v))}`)
+        : [quote(str(item))],
+    )
+    .join(' ');
 }
 
 /** Converts Python's `\1` / `\g<name>` replacement syntax to JavaScript's `$1` / `$<name>`. */
@@ -142,6 +173,8 @@ export const FILTERS: Record<string, (...args: any[]) => unknown> = {
   },
   string: (value: unknown) => str(value),
   quote: shellQuote,
+  'ansible.builtin.quote': shellQuote,
+  'ansible.windows.quote': windowsQuote,
   basename: (value: unknown) => posix.basename(str(value)),
   dirname: (value: unknown) => posix.dirname(str(value)),
   split: (value: unknown, sep?: string) =>

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { KubemixError } from '../errors/index.js';
 import { FILTERS, FilterError, pythonTruthy, TESTS } from './filters.js';
+import { installMemberGuard } from './member-guard.js';
 import { type NjEnvironment, type NjTemplate, nunjucks, transformer } from './nunjucks-internals.js';
 import { installPythonMethods } from './python-methods.js';
 import { STRICT_GLOBAL, strictify } from './strict-transform.js';
@@ -29,6 +30,7 @@ let state: RenderState = { captured: NOT_CAPTURED };
 
 function createEnvironment(): NjEnvironment {
   installPythonMethods();
+  installMemberGuard();
   // trimBlocks: Ansible renders with trim_blocks=True, so `{% for %}` lines leave no blank line.
   const env = new nunjucks.Environment([], { autoescape: false, throwOnUndefined: false, trimBlocks: true });
   for (const [name, fn] of Object.entries(FILTERS)) env.addFilter(name, fn);

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { acquireLock, forgetRun, readState } from '../../engine/index.js';
 import { kubeconfigKey } from '../../kubeconfig/merge.js';
-import { sq } from '../../modules/shell.js';
+import { shQuote } from '../../quote/index.js';
 import { TASK_NAMES } from '../../types/plan.js';
 import { adminConfPath, type ClusterContext, loadClusterContext, teardownDir } from '../cluster-context.js';
 import {
@@ -90,7 +90,7 @@ async function printNextSteps(context: ClusterContext, again: string[]): Promise
   if (state?.lastRun?.status !== 'succeeded' || !existsSync(admin)) return;
   out(`
 Cluster ${context.spec.name} is up. To use it:
-  export KUBECONFIG=${sq(admin)}
+  export KUBECONFIG=${shQuote(admin)}
   kubectl get nodes -o wide
 or add it to your kubeconfig as context ${kubeconfigKey(context.spec.name)}:
   kubemix kubeconfig ${again.join(' ')} --merge`);
@@ -98,11 +98,11 @@ or add it to your kubeconfig as context ${kubeconfigKey(context.spec.name)}:
 
 /** The spec argument plus the options that select the cluster (short form, --cluster-dir), shell-quoted. */
 function specArguments(spec: string, values: Record<string, unknown>): string[] {
-  const words = [sq(spec)];
+  const words = [shQuote(spec)];
   for (const name of [...Object.keys(SHORT_FORM_OPTIONS), 'cluster-dir']) {
     const value = values[name];
     for (const item of Array.isArray(value) ? value : value === undefined ? [] : [value])
-      words.push(`--${name}`, sq(String(item)));
+      words.push(`--${name}`, shQuote(String(item)));
   }
   return words;
 }

@@ -1,5 +1,6 @@
+import { shQuote } from '../../quote/index.js';
 import { optionalString, type RawArgs, rejectUnknown } from '../args.js';
-import { commandData, sq } from '../shell.js';
+import { commandData } from '../shell.js';
 import type { Module, ModuleOutcome } from '../types.js';
 
 /** Arguments of `command` and `shell`: Ansible's free-form `cmd` plus the common options. */
@@ -30,7 +31,7 @@ export function parseCommandArgs(moduleName: string, raw: RawArgs): CommandArgs 
   rejectUnknown(moduleName, raw, KNOWN);
   let cmd = raw['cmd'] ?? raw['_raw_params'];
   const argv = raw['argv'];
-  if (cmd === undefined && Array.isArray(argv)) cmd = argv.map((a) => sq(String(a))).join(' ');
+  if (cmd === undefined && Array.isArray(argv)) cmd = argv.map((a) => shQuote(String(a))).join(' ');
   if (typeof cmd !== 'string' || cmd.trim() === '')
     throw new TypeError(`${moduleName}: "cmd" must be a non-empty string`);
   const args: CommandArgs = { cmd };
@@ -48,8 +49,10 @@ export const SKIPPED_MARKER = '__KUBEMIX_SKIPPED__';
 
 /** Wraps a command with Ansible's creates/removes guards: exit 0 with a marker when skipped. */
 export function guardCommand(args: Pick<CommandArgs, 'creates' | 'removes'>, body: string): string {
-  if (args.creates) return `if [ -e ${sq(args.creates)} ]; then echo ${SKIPPED_MARKER}; else ${body}; fi`;
-  if (args.removes) return `if [ ! -e ${sq(args.removes)} ]; then echo ${SKIPPED_MARKER}; else ${body}; fi`;
+  if (args.creates)
+    return `if [ -e ${shQuote(args.creates)} ]; then echo ${SKIPPED_MARKER}; else ${body}; fi`;
+  if (args.removes)
+    return `if [ ! -e ${shQuote(args.removes)} ]; then echo ${SKIPPED_MARKER}; else ${body}; fi`;
   return body;
 }
 
@@ -91,7 +94,7 @@ function makeCommandModule(name: 'command' | 'shell'): Module<CommandArgs> {
     *run(args, context) {
       if (context.checkMode) return checkModeSkip();
       let body = args.cmd;
-      if (name === 'shell' && args.executable) body = `${sq(args.executable)} -c ${sq(args.cmd)}`;
+      if (name === 'shell' && args.executable) body = `${shQuote(args.executable)} -c ${shQuote(args.cmd)}`;
       const action: { kind: 'exec'; command: string; cwd?: string; stdin?: string } = {
         kind: 'exec',
         command: guardCommand(args, body),

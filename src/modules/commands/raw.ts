@@ -1,4 +1,4 @@
-import { sq } from '../shell.js';
+import { shQuote } from '../../quote/index.js';
 import type { Module } from '../types.js';
 import { checkModeSkip, commandOutcome, parseCommandArgs } from './command.js';
 
@@ -18,7 +18,7 @@ export const rawModule: Module<RawArgs> = {
   },
   *run(args, context) {
     if (context.checkMode) return checkModeSkip();
-    const command = args.executable ? `${sq(args.executable)} -c ${sq(args.cmd)}` : args.cmd;
+    const command = args.executable ? `${shQuote(args.executable)} -c ${shQuote(args.cmd)}` : args.cmd;
     return commandOutcome(yield { kind: 'exec', command });
   },
 };

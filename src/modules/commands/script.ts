@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
+import { shQuote } from '../../quote/index.js';
 import { optionalString, type RawArgs, rejectUnknown } from '../args.js';
 import { resolveLocalFile } from '../local-files.js';
-import { sq } from '../shell.js';
 import type { Module } from '../types.js';
 import { checkModeSkip, commandOutcome, guardCommand } from './command.js';
 
@@ -66,8 +66,8 @@ export const scriptModule: Module<ScriptArgs> = {
         failed: true,
         msg: `script: copying ${local} to ${remote} failed: ${put.stderr.trim()}`,
       };
-    const runner = args.executable ? `${sq(args.executable)} ` : '';
-    const body = `${runner}${sq(remote)}${rest ? ` ${rest}` : ''}; kmx_rc=$?; rm -f ${sq(remote)}; exit $kmx_rc`;
+    const runner = args.executable ? `${shQuote(args.executable)} ` : '';
+    const body = `${runner}${shQuote(remote)}${rest ? ` ${rest}` : ''}; kmx_rc=$?; rm -f ${shQuote(remote)}; exit $kmx_rc`;
     const action: { kind: 'exec'; command: string; cwd?: string } = {
       kind: 'exec',
       command: guardCommand(args, body),

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import { join, posix } from 'node:path';
+import { shQuote } from '../../quote/index.js';
 import { optionalBool, rejectUnknown, requireString } from '../args.js';
-import { sq } from '../shell.js';
 import type { Module } from '../types.js';
 
 /** Arguments of `fetch`: a remote file copied to the machine running kubemix. */
@@ -56,7 +56,7 @@ export const fetchModule: Module<FetchArgs> = {
       : join(args.dest, context.host.name, args.src);
     const probe = yield {
       kind: 'exec',
-      command: `if [ -f ${sq(args.src)} ]; then sha256sum < ${sq(args.src)} | cut -d' ' -f1; else echo __KMX_MISSING__; fi`,
+      command: `if [ -f ${shQuote(args.src)} ]; then sha256sum < ${shQuote(args.src)} | cut -d' ' -f1; else echo __KMX_MISSING__; fi`,
     };
     if (probe.failed)
       return { changed: false, failed: true, msg: `fetch: cannot read ${args.src}: ${probe.stderr.trim()}` };

@@ -1,3 +1,4 @@
+import { shQuote } from '../../quote/index.js';
 import {
   oneOf,
   optionalBool,
@@ -7,7 +8,7 @@ import {
   rejectUnknown,
   requireString,
 } from '../args.js';
-import { changeScript, scriptChanged, sq } from '../shell.js';
+import { changeScript, scriptChanged } from '../shell.js';
 import type { Module } from '../types.js';
 
 /** States of `file`, as in Ansible. */
@@ -29,7 +30,7 @@ export interface FileArgs {
 }
 
 function attributeSteps(path: string, args: FileArgs): string[] {
-  const p = sq(path);
+  const p = shQuote(path);
   const steps: string[] = [];
   const recurse = args.recurse && args.state === 'directory' ? '-R ' : '';
   if (args.mode !== undefined) {
@@ -47,17 +48,17 @@ function attributeSteps(path: string, args: FileArgs): string[] {
     const fmt = /^\d+$/.test(want) ? fmtId : fmtName;
     const tool = key === 'owner' ? 'chown' : 'chgrp';
     const check = recurse
-      ? `[ -z "$(find ${p} ! -${key === 'owner' ? 'user' : 'group'} ${sq(want)} -print -quit)" ]`
-      : `[ "$(stat -c ${fmt} ${p})" = ${sq(want)} ]`;
-    steps.push(`if [ -e ${p} ]; then ${check} || kmx_do ${tool} ${recurse}${sq(want)} ${p}; fi`);
+      ? `[ -z "$(find ${p} ! -${key === 'owner' ? 'user' : 'group'} ${shQuote(want)} -print -quit)" ]`
+      : `[ "$(stat -c ${fmt} ${p})" = ${shQuote(want)} ]`;
+    steps.push(`if [ -e ${p} ]; then ${check} || kmx_do ${tool} ${recurse}${shQuote(want)} ${p}; fi`);
   }
   return steps;
 }
 
 /** The one script that brings `path` to the wanted state and reports whether it changed anything. */
 export function fileScript(args: FileArgs, check: boolean): string {
-  const p = sq(args.path);
-  const fail = (msg: string) => `{ echo ${sq(msg)} >&2; exit 1; }`;
+  const p = shQuote(args.path);
+  const fail = (msg: string) => `{ echo ${shQuote(msg)} >&2; exit 1; }`;
   const steps: string[] = [];
   switch (args.state) {
     case 'absent':
@@ -75,7 +76,7 @@ export function fileScript(args: FileArgs, check: boolean): string {
       steps.push(`kmx_do touch ${p}`);
       break;
     case 'link': {
-      const src = sq(args.src ?? '');
+      const src = shQuote(args.src ?? '');
       const replace = args.force
         ? `kmx_do rm -rf ${p}; kmx_do ln -s ${src} ${p}`
         : fail(`refusing to convert ${args.path} to a symlink (use force: yes)`);

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { posix } from 'node:path';
-import { sq } from '../shell.js';
+import { shQuote } from '../../quote/index.js';
 import type { ModuleOutcome, ModuleRun } from '../types.js';
 
 /** What copy and template place on a host. */
@@ -30,24 +30,39 @@ interface RemoteState {
 /** One command that resolves the destination and reports its checksum, mode and owner. */
 export function statCommand(dest: string, srcName?: string): string {
   const resolve = srcName
-    ? `d=${sq(dest)}; if [ -d "$d" ]; then d="\${d%/}/"${sq(srcName)}; fi`
-    : `d=${sq(dest)}`;
+    ? `d=${shQuote(dest)}; if [ -d "$d" ]; then d="\${d%/}/"${shQuote(srcName)}; fi\n[ "$d" = ${shQuote(dest)} ] || echo ${INTO_DIR}`
+    : `d=${shQuote(dest)}`;
   return [
     resolve,
-    'echo "__KMX_DEST__ $d"',
+    // printf, not echo: dash's echo would read backslashes in the path as escapes.
+    `printf '__KMX_DEST__ %s\\n' "$d"`,
     `if [ -f "$d" ]; then printf '__KMX_STAT__ %s %s\\n' "$(sha256sum < "$d" | cut -d' ' -f1)" "$(stat -c '%a %U %G' "$d")";`,
     `elif [ -e "$d" ]; then echo "__KMX_NOT_FILE__"; else echo __KMX_ABSENT__; fi`,
   ].join('\n');
 }
 
-/** Parses {@link statCommand} output. */
-export function parseStat(stdout: string): RemoteState | 'not-file' {
-  const dest = /^__KMX_DEST__ (.*)$/m.exec(stdout)?.[1];
-  if (dest === undefined) throw new Error('unexpected output while inspecting the destination');
+const INTO_DIR = '__KMX_INTO_DIR__';
+
+/**
+ * The path statCommand resolved: the printed line when it is one of the two possible paths,
+ * else (a path with a newline prints over several lines) the one the into-directory marker names.
+ */
+function resolvedPath(printed: string, stdout: string, dest: string, srcName?: string): string {
+  if (srcName === undefined) return dest;
+  const inside = `${dest.replace(/\/$/, '')}/${srcName}`;
+  if (printed === dest || printed === inside) return printed;
+  return stdout.split('\n').includes(INTO_DIR) ? inside : dest;
+}
+
+/** Parses {@link statCommand} output for the destination it was built for. */
+export function parseStat(stdout: string, dest: string, srcName?: string): RemoteState | 'not-file' {
+  const printed = /^__KMX_DEST__ (.*)$/m.exec(stdout)?.[1];
+  if (printed === undefined) throw new Error('unexpected output while inspecting the destination');
+  const path = resolvedPath(printed, stdout, dest, srcName);
   if (stdout.includes('__KMX_NOT_FILE__')) return 'not-file';
   const stat = /^__KMX_STAT__ (\S+) (\S+) (\S+) (\S+)$/m.exec(stdout);
-  if (!stat) return { path: dest, exists: false };
-  return { path: dest, exists: true, sha256: stat[1]!, mode: stat[2]!, owner: stat[3]!, group: stat[4]! };
+  if (!stat) return { path, exists: false };
+  return { path, exists: true, sha256: stat[1]!, mode: stat[2]!, owner: stat[3]!, group: stat[4]! };
 }
 
 const ownerDiffers = (want: string | undefined, have: string | undefined) =>
@@ -68,7 +83,7 @@ export function* installContent(request: InstallRequest, checkMode: boolean): Mo
       failed: true,
       msg: `${module}: cannot inspect ${request.dest}: ${probe.stderr.trim() || probe.stdout.trim()}`,
     };
-  const state = parseStat(probe.stdout);
+  const state = parseStat(probe.stdout, request.dest, request.srcName);
   if (state === 'not-file')
     return {
       changed: false,
@@ -84,12 +99,14 @@ export function* installContent(request: InstallRequest, checkMode: boolean): Mo
     return { changed: false, failed: false, data: { ...data, mode: state.mode } };
   if (checkMode) return { changed: true, failed: false, msg: `would update ${state.path}`, data };
   const steps: string[] = ['set -e'];
-  const target = sq(state.path);
+  const target = shQuote(state.path);
   if (writeContent) {
     const tmp = `${state.path}.kubemix-tmp`;
     if (request.backup && state.exists) {
-      const backup = `${state.path}.$(date +%Y-%m-%d@%H:%M:%S)~`;
-      steps.push(`b="${backup.replaceAll('"', '\\"')}"; cp -p ${target} "$b"; echo "__KMX_BACKUP__ $b"`);
+      // The path stays single-quoted; only the date suffix is expanded.
+      steps.push(
+        `b=${target}".$(date +%Y-%m-%d@%H:%M:%S)~"; cp -p ${target} "$b"; printf '__KMX_BACKUP__ %s\\n' "$b"`,
+      );
     }
     const put = yield { kind: 'put', remotePath: tmp, content: request.content };
     if (put.failed)
@@ -99,13 +116,13 @@ export function* installContent(request: InstallRequest, checkMode: boolean): Mo
         msg: `${module}: writing ${state.path} failed: ${put.stderr.trim()}`,
         data,
       };
-    steps.push(`mv -f ${sq(tmp)} ${target}`);
+    steps.push(`mv -f ${shQuote(tmp)} ${target}`);
   }
   if (mode !== undefined && (writeContent || fixMode)) steps.push(`chmod ${mode} ${target}`);
   if (request.owner !== undefined || request.group !== undefined) {
     if (writeContent || fixOwner)
       steps.push(
-        `chown ${sq(`${request.owner ?? ''}${request.group !== undefined ? `:${request.group}` : ''}`)} ${target}`,
+        `chown ${shQuote(`${request.owner ?? ''}${request.group !== undefined ? `:${request.group}` : ''}`)} ${target}`,
       );
   }
   const apply = yield { kind: 'exec', command: steps.join('\n') };
@@ -116,8 +133,8 @@ export function* installContent(request: InstallRequest, checkMode: boolean): Mo
       msg: `${module}: updating ${state.path} failed: ${apply.stderr.trim()}`,
       data,
     };
-  const backupFile = /^__KMX_BACKUP__ (.*)$/m.exec(apply.stdout)?.[1];
-  if (backupFile) data['backup_file'] = backupFile;
+  const stamp = /^__KMX_BACKUP__ [\s\S]*?\.(\d{4}-\d\d-\d\d@\d\d:\d\d:\d\d)~$/m.exec(apply.stdout)?.[1];
+  if (stamp) data['backup_file'] = `${state.path}.${stamp}~`;
   if (mode !== undefined) data['mode'] = mode;
   return { changed: true, failed: false, data } satisfies ModuleOutcome;
 }

@@ -1,3 +1,4 @@
+import { shQuote } from '../../quote/index.js';
 import {
   oneOf,
   optionalBool,
@@ -7,7 +8,7 @@ import {
   rejectUnknown,
   requireString,
 } from '../args.js';
-import { parseReadFile, readFileCommand, sq } from '../shell.js';
+import { parseReadFile, readFileCommand } from '../shell.js';
 import type { Module } from '../types.js';
 
 /** Arguments of `lineinfile`. */
@@ -196,7 +197,7 @@ export const lineinfileModule: Module<LineinfileArgs> = {
       };
     const move = yield {
       kind: 'exec',
-      command: `chmod ${mode} ${sq(tmp)} && mv -f ${sq(tmp)} ${sq(args.path)}`,
+      command: `chmod ${mode} ${shQuote(tmp)} && mv -f ${shQuote(tmp)} ${shQuote(args.path)}`,
     };
     if (move.failed)
       return {

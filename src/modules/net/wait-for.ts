@@ -1,5 +1,5 @@
+import { shQuote } from '../../quote/index.js';
 import { oneOf, optionalNumber, optionalString, type RawArgs, rejectUnknown } from '../args.js';
-import { sq } from '../shell.js';
 import type { Module, ModuleOutcome } from '../types.js';
 
 /** Arguments of `wait_for`: a TCP port or a file path, present or absent. Times in seconds, like Ansible. */
@@ -23,9 +23,9 @@ export function probeCommand(args: WaitForArgs): string {
     // bash's /dev/tcp needs no netcat; the inner timeout bounds reading a banner for search_regex.
     const read = args.searchRegex !== undefined ? '; timeout 1 cat <&3' : '';
     const script = `exec 3<>${target} && echo __KMX_OPEN__${read}`;
-    return `timeout ${args.connectTimeout + (args.searchRegex !== undefined ? 1 : 0)} bash -c ${sq(script)} 2>/dev/null || echo __KMX_CLOSED__`;
+    return `timeout ${args.connectTimeout + (args.searchRegex !== undefined ? 1 : 0)} bash -c ${shQuote(script)} 2>/dev/null || echo __KMX_CLOSED__`;
   }
-  const p = sq(args.path ?? '');
+  const p = shQuote(args.path ?? '');
   if (args.searchRegex !== undefined)
     return `if [ -f ${p} ]; then echo __KMX_PRESENT__; cat ${p}; else echo __KMX_ABSENT__; fi`;
   return `if [ -e ${p} ]; then echo __KMX_PRESENT__; else echo __KMX_ABSENT__; fi`;

@@ -1,5 +1,5 @@
+import { shQuote } from '../../quote/index.js';
 import { oneOf, optionalBool, type RawArgs, rejectUnknown, stringList } from '../args.js';
-import { sq } from '../shell.js';
 import type { Module } from '../types.js';
 
 /** Arguments of `package` (also accepted as `apt` and `dnf`). */
@@ -15,7 +15,7 @@ export interface PackageArgs {
  * `__KMX_TODO__ names...` so the module can report honestly what changed.
  */
 export function packageScript(args: PackageArgs, check: boolean): string {
-  const names = args.names.map(sq).join(' ');
+  const names = args.names.map(shQuote).join(' ');
   const lines = [
     'set -e',
     'if command -v apt-get >/dev/null 2>&1; then mgr=apt; elif command -v dnf >/dev/null 2>&1; then mgr=dnf; else echo "package: no supported package manager found (apt-get or dnf)" >&2; exit 3; fi',

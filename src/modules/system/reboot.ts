@@ -1,6 +1,6 @@
+import { shQuote } from '../../quote/index.js';
 import { optionalNumber, optionalString, type RawArgs, rejectUnknown } from '../args.js';
 import { awaitNewBoot } from '../await-new-boot.js';
-import { sq } from '../shell.js';
 import type { Module, ModuleOutcome } from '../types.js';
 
 /** Arguments of `reboot`, in seconds like Ansible. */
@@ -18,8 +18,8 @@ const DEFAULT_BOOT_ID = 'cat /proc/sys/kernel/random/boot_id';
 /** The background reboot: returns at once so the command's result arrives before the link drops. */
 export function rebootCommand(args: RebootArgs): string {
   const delay = Math.max(1, Math.round(args.preRebootDelay));
-  const inner = `sleep ${delay}; shutdown -r now ${sq(args.msg)} || reboot`;
-  return `nohup sh -c ${sq(inner)} >/dev/null 2>&1 &`;
+  const inner = `sleep ${delay}; shutdown -r now ${shQuote(args.msg)} || reboot`;
+  return `nohup sh -c ${shQuote(inner)} >/dev/null 2>&1 &`;
 }
 
 /**

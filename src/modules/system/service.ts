@@ -1,5 +1,6 @@
+import { shQuote } from '../../quote/index.js';
 import { oneOf, optionalBool, type RawArgs, rejectUnknown, requireString } from '../args.js';
-import { changeScript, scriptChanged, sq } from '../shell.js';
+import { changeScript, scriptChanged } from '../shell.js';
 import type { Module } from '../types.js';
 
 /** Arguments of `service` (systemd only; also accepted as `systemd`). */
@@ -12,7 +13,7 @@ export interface ServiceArgs {
 
 /** The systemctl script: probes first, acts only where the unit is not already as wanted. */
 export function serviceScript(args: ServiceArgs, check: boolean): string {
-  const n = sq(args.name);
+  const n = shQuote(args.name);
   const steps = [
     'command -v systemctl >/dev/null 2>&1 || { echo "service: systemctl not found (only systemd hosts are supported)" >&2; exit 1; }',
   ];

@@ -1,7 +1,8 @@
+import { psQuote, quoteWindowsArg } from '../../quote/index.js';
 import { optionalBool, optionalString, type RawArgs, rejectUnknown } from '../args.js';
 import { commandData } from '../shell.js';
 import type { ModuleAction, ModuleOutcome } from '../types.js';
-import { moduleHeader, psQuote, WIN_SKIPPED_MARKER } from './script.js';
+import { moduleHeader, WIN_SKIPPED_MARKER } from './script.js';
 
 /** Arguments of win_shell and win_command. */
 export interface WinCommandArgs {
@@ -49,23 +50,6 @@ export function parseWinCommandArgs(module: string, raw: RawArgs, allowArgv: boo
     if (value !== undefined) args[key] = value;
   }
   return args;
-}
-
-/** Quotes one word for a Windows command line (MS C runtime rules), only when it needs it. */
-export function quoteWindowsArg(word: string): string {
-  if (word !== '' && !/[\s"]/.test(word)) return word;
-  let out = '"';
-  let backslashes = 0;
-  for (const ch of word) {
-    if (ch === '\\') {
-      backslashes++;
-      continue;
-    }
-    if (ch === '"') out += `${'\\'.repeat(backslashes * 2 + 1)}"`;
-    else out += `${'\\'.repeat(backslashes)}${ch}`;
-    backslashes = 0;
-  }
-  return `${out}${'\\'.repeat(backslashes * 2)}"`;
 }
 
 /** Splits a Windows command line into words (double quotes group; backslashes escape only quotes). */

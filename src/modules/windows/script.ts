@@ -1,3 +1,4 @@
+import { psQuote } from '../../quote/index.js';
 import type { CommandResult } from '../../types/command-result.js';
 import { failureMessage } from '../shell.js';
 import type { ModuleOutcome } from '../types.js';
@@ -17,11 +18,6 @@ export const RESULT_MARKER = '__KUBEMIX_RESULT__';
 
 /** Printed by win_shell / win_command when a creates/removes guard matched. */
 export const WIN_SKIPPED_MARKER = '__KUBEMIX_SKIPPED__';
-
-/** Quotes a string as a PowerShell single-quoted literal (nothing inside is expanded). */
-export function psQuote(text: string): string {
-  return `'${text.replace(/'/g, "''").replace(/[\u2018\u2019\u201a\u201b]/g, (c) => c + c)}'`;
-}
 
 /** A PowerShell literal for a JSON-like value: strings quoted, booleans `$true`, lists `@(...)`. */
 export function psValue(value: unknown): string {

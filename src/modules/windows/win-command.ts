@@ -1,3 +1,4 @@
+import { psQuote } from '../../quote/index.js';
 import type { Module } from '../types.js';
 import {
   commandAction,
@@ -7,7 +8,6 @@ import {
   winCheckModeSkip,
   winCommandOutcome,
 } from './command-common.js';
-import { psQuote } from './script.js';
 
 /** The PowerShell that starts an executable with literal arguments (no shell parsing of them). */
 export function winCommandBody(args: WinCommandArgs): string[] {

@@ -1,3 +1,4 @@
+import { psQuote } from '../../quote/index.js';
 import type { Module } from '../types.js';
 import {
   commandAction,
@@ -6,7 +7,6 @@ import {
   winCheckModeSkip,
   winCommandOutcome,
 } from './command-common.js';
-import { psQuote } from './script.js';
 
 /** The script body: the command itself, or `& EXECUTABLE /c COMMAND` for another shell (Ansible's `executable`). */
 export function winShellBody(args: WinCommandArgs): string[] {

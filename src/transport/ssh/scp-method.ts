@@ -1,6 +1,6 @@
 import type { ClientChannel } from 'ssh2';
+import { shQuote } from '../../quote/index.js';
 import type { ChannelExit, ConnectionPool } from './connection-pool.js';
-import { shQuote } from './shell-script.js';
 import { type TransferMethod, TransferMethodUnavailable } from './transfer-method.js';
 
 /**

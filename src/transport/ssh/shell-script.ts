@@ -1,9 +1,5 @@
 import { randomBytes } from 'node:crypto';
-
-/** Quotes a string for POSIX sh: single quotes, with `'` written as `'\''`. */
-export function shQuote(value: string): string {
-  return `'${value.replace(/'/g, `'\\''`)}'`;
-}
+import { shQuote } from '../../quote/index.js';
 
 /** A fresh boundary token: 128 random bits, so no output contains it by chance. */
 export function newToken(): string {

@@ -4,8 +4,8 @@ import { mkdir, stat, unlink } from 'node:fs/promises';
 import { dirname, posix } from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { shQuote } from '../../quote/index.js';
 import type { GetRequest, PutRequest } from '../types.js';
-import { shQuote } from './shell-script.js';
 import {
   failureText,
   type RunRemote,

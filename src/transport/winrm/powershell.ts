@@ -3,6 +3,8 @@
  * host executes on our behalf is built here, so a test server can recognise the same forms.
  */
 
+import { psQuote } from '../../quote/index.js';
+
 /** cmd.exe refuses command lines longer than 8191 characters; stay below with some margin. */
 export const MAX_COMMAND_LINE = 8000;
 
@@ -13,11 +15,6 @@ export const POWERSHELL_PREFIX =
 /** Base64 of the UTF-16LE script, as -EncodedCommand wants it. */
 export function encodePowerShell(script: string): string {
   return Buffer.from(script, 'utf16le').toString('base64');
-}
-
-/** Quotes a string as a PowerShell single-quoted literal. */
-export function psQuote(text: string): string {
-  return `'${text.replace(/'/g, "''")}'`;
 }
 
 /** First line of the stdin bootstrap; the test server recognises scripts by these markers. */

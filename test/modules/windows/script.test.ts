@@ -5,16 +5,13 @@ import {
   outcomeFromResult,
   parseModuleHeader,
   parseResultLine,
-  psQuote,
   psValue,
   RESULT_MARKER,
 } from '../../../src/modules/windows/script.js';
 import { resultOf } from './helpers.js';
 
 describe('module script helpers', () => {
-  it('quotes PowerShell literals, including typographic single quotes', () => {
-    expect(psQuote("it's")).toBe("'it''s'");
-    expect(psQuote('a\u2019b')).toBe("'a\u2019\u2019b'");
+  it('writes JSON-like values as PowerShell literals', () => {
     expect(psValue(['a', 1, true, null])).toBe("@('a', 1, $true, $null)");
     expect(psValue([])).toBe('@()');
     expect(() => psValue({})).toThrow(TypeError);

@@ -11,6 +11,7 @@ import { createDefaultHandler } from '../../../fixtures/winrm-server/default-han
 import { TestFileSystem } from '../../../fixtures/winrm-server/test-file-system.js';
 import type { ScriptHostFaults } from '../../../fixtures/winrm-server/test-script-host.js';
 import { startWindowsSshHost, type WindowsSshHost } from '../../../scripts/lab/windows-ssh-host.js';
+import { shQuote } from '../../../src/quote/index.js';
 import { SshTransport } from '../../../src/transport/ssh/index.js';
 
 // PowerShell mode of the SSH transport against a real OpenSSH sshd whose sessions are "PowerShell":
@@ -23,8 +24,6 @@ let host: WindowsSshHost;
 let transport: SshTransport;
 const files = new TestFileSystem();
 const faults: ScriptHostFaults = {};
-
-const q = (s: string) => `'${s.replace(/'/g, "'\\''")}'`;
 
 function newTransport(): SshTransport {
   return new SshTransport({
@@ -50,7 +49,7 @@ beforeAll(async () => {
   host = await startWindowsSshHost({
     name: 'win-ps',
     dir: join(dir, 'host'),
-    forceCommand: `${q(process.execPath)} ${q(sshShellProgram())} ${q(socket.path)}`,
+    forceCommand: `${shQuote(process.execPath)} ${shQuote(sshShellProgram())} ${shQuote(socket.path)}`,
     authorizedKeyPath: join(dir, 'id_ed25519.pub'),
   });
   transport = newTransport();

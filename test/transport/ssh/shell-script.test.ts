@@ -1,13 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { innerScript, killScript, shQuote, sudoMarkers } from '../../../src/transport/ssh/shell-script.js';
+import { shQuote } from '../../../src/quote/index.js';
+import { innerScript, killScript, sudoMarkers } from '../../../src/transport/ssh/shell-script.js';
 import { SudoGate } from '../../../src/transport/ssh/sudo-gate.js';
 
 describe('shell script builders', () => {
-  it('quotes anything for POSIX sh', () => {
-    expect(shQuote("it's")).toBe(`'it'\\''s'`);
-    expect(shQuote('')).toBe("''");
-  });
-
   it('rejects environment names the shell cannot take (a programmer mistake)', () => {
     expect(() => innerScript({ command: 'true', env: { 'BAD-NAME': 'x' } })).toThrow(TypeError);
     expect(innerScript({ command: 'echo hi', env: { A_1: "v'" }, cwd: '/tmp' }).split('\n')).toEqual([

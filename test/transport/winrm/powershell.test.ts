@@ -3,7 +3,6 @@ import {
   encodePowerShell,
   MAX_COMMAND_LINE,
   powershellInvocation,
-  psQuote,
   STDIN_BOOTSTRAP,
   wrapScript,
 } from '../../../src/transport/winrm/powershell.js';
@@ -11,10 +10,6 @@ import {
 describe('PowerShell command lines', () => {
   it('encodes scripts as base64 UTF-16LE for -EncodedCommand', () => {
     expect(encodePowerShell('dir')).toBe(Buffer.from('d\0i\0r\0', 'latin1').toString('base64'));
-  });
-
-  it('quotes single-quoted literals', () => {
-    expect(psQuote("it's")).toBe("'it''s'");
   });
 
   it('wraps scripts: stop on errors, env, cwd, exit code', () => {

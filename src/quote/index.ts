@@ -1,0 +1,9 @@
+/**
+ * The one place kubemix quotes values for the programs that interpret them: POSIX shells
+ * (`shQuote`), PowerShell (`psQuote`) and Windows process command lines (`quoteWindowsArg`).
+ * Depends on nothing, so every layer (transports, modules, plan, templates, fixtures) imports it
+ * without importing another layer.
+ */
+export { shQuote } from './posix.js';
+export { psQuote } from './powershell.js';
+export { quoteWindowsArg } from './windows-argv.js';

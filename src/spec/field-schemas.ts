@@ -1,0 +1,57 @@
+import { z } from 'zod';
+import {
+  ENDPOINT_MESSAGE,
+  HOST_ADDRESS_MESSAGE,
+  isHostAddress,
+  isUserName,
+  isVarName,
+  KUBELET_ARG,
+  KUBELET_ARG_MESSAGE,
+  parseHostPort,
+  USER_NAME_MESSAGE,
+  VAR_NAME_MESSAGE,
+  VERSION_MESSAGE,
+  VERSION_OR_REF,
+} from './field-patterns.js';
+
+/** The spec's schemas for the field kinds of field-patterns.ts (addresses, users, versions, flags). */
+
+/** A host to connect to: an IP address or a DNS name. */
+export const hostAddressSchema = z.string().refine(isHostAddress, HOST_ADDRESS_MESSAGE);
+
+/** A login user or Windows account. */
+export const userNameSchema = z.string().refine(isUserName, USER_NAME_MESSAGE);
+
+/** A load-balanced API endpoint `host[:port]`. */
+export const endpointSchema = z.string().refine((v) => parseHostPort(v) !== undefined, ENDPOINT_MESSAGE);
+
+/** Kubelet flags, `--name=value` each. */
+export const kubeletArgsSchema = z.array(z.string().regex(KUBELET_ARG, KUBELET_ARG_MESSAGE));
+
+/** `versions:` overrides: entry names of playbooks/versions.yaml and versions or references. */
+export const versionOverridesSchema = z.record(
+  z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'must be a versions.yaml entry name (a-z, 0-9, "-")'),
+  z.string().regex(VERSION_OR_REF, VERSION_MESSAGE),
+);
+
+/** `vars:` names; the values are the playbooks' business (strings are checked for NUL elsewhere). */
+export const varNameSchema = z.string().refine(isVarName, VAR_NAME_MESSAGE);
+
+/**
+ * EC2 names: region codes such as eu-west-1 or us-gov-west-1 (AWS "Regions and Availability
+ * Zones"), resource IDs as prefix + 8 or 17 hex digits (EC2 User Guide, "Resource IDs"), and
+ * instance types family.size (EC2 "Amazon EC2 instance type naming conventions").
+ */
+export const ec2RegionSchema = z
+  .string()
+  .regex(/^[a-z]{2}(?:-[a-z]+)+-\d+$/, 'must be an AWS region code such as eu-west-1');
+export const ec2IdSchema = (prefix: 'vpc' | 'subnet') =>
+  z
+    .string()
+    .regex(
+      new RegExp(`^${prefix}-(?:[0-9a-f]{8}|[0-9a-f]{17})$`),
+      `must be an EC2 ID such as ${prefix}-0123456789abcdef0`,
+    );
+export const ec2InstanceTypeSchema = z
+  .string()
+  .regex(/^[a-z][a-z0-9-]*\.[a-z0-9]+$/, 'must be an EC2 instance type such as m5.large');
