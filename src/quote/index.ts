@@ -4,6 +4,6 @@
  * Depends on nothing, so every layer (transports, modules, plan, templates, fixtures) imports it
  * without importing another layer.
  */
-export { shQuote } from './posix.js';
+export { shQuote, shQuoteArgument } from './posix.js';
 export { psQuote } from './powershell.js';
 export { quoteWindowsArg } from './windows-argv.js';

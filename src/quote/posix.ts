@@ -16,3 +16,16 @@ export function shQuote(value: string): string {
   if (value.includes('\0')) throw new TypeError('a NUL character cannot be passed to a shell');
   return `'${value.replaceAll("'", `'\\''`)}'`;
 }
+
+const SHLEX_SAFE = /^[A-Za-z0-9_@%+=:,./-]+$/;
+
+/**
+ * {@link shQuote} for an argument, leaving a non-empty word of only `A-Z a-z 0-9 _ @ % + = : , . / -`
+ * bare, as Python's shlex.quote does (Lib/shlex.py `_find_unsafe`; Ansible's `quote` filter calls
+ * it): no shell gives those characters a meaning inside an argument, and logs stay readable.
+ * Only for arguments: in command position a bare `a=b` would be an assignment.
+ */
+export function shQuoteArgument(value: string): string {
+  if (!value.includes('\0') && SHLEX_SAFE.test(value)) return value;
+  return shQuote(value);
+}

@@ -28,11 +28,30 @@ export const endpointSchema = z.string().refine((v) => parseHostPort(v) !== unde
 /** Kubelet flags, `--name=value` each. */
 export const kubeletArgsSchema = z.array(z.string().regex(KUBELET_ARG, KUBELET_ARG_MESSAGE));
 
-/** `versions:` overrides: entry names of playbooks/versions.yaml and versions or references. */
-export const versionOverridesSchema = z.record(
-  z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'must be a versions.yaml entry name (a-z, 0-9, "-")'),
-  z.string().regex(VERSION_OR_REF, VERSION_MESSAGE),
-);
+/**
+ * `versions:` overrides: entry names of playbooks/versions.yaml and versions or references. A
+ * digest entry (`<entry>-sha256`) is 64 hex digits, or empty for a file trusted on first download
+ * (src/versions/versions.ts: the rule that a pinned file's override brings its digest).
+ */
+export const versionOverridesSchema = z
+  .record(
+    z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'must be a versions.yaml entry name (a-z, 0-9, "-")'),
+    z.string(),
+  )
+  .superRefine((overrides, ctx) => {
+    for (const [key, value] of Object.entries(overrides)) {
+      const digest = key.endsWith('-sha256');
+      const ok = digest ? /^([0-9a-f]{64})?$/.test(value) : VERSION_OR_REF.test(value);
+      if (!ok)
+        ctx.addIssue({
+          code: 'custom',
+          path: [key],
+          message: digest
+            ? 'must be a SHA-256 (64 lower-case hex digits), or empty to trust on first download'
+            : VERSION_MESSAGE,
+        });
+    }
+  });
 
 /** `vars:` names; the values are the playbooks' business (strings are checked for NUL elsewhere). */
 export const varNameSchema = z.string().refine(isVarName, VAR_NAME_MESSAGE);

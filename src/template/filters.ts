@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { posix } from 'node:path';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
-import { psQuote, quoteWindowsArg, shQuote } from '../quote/index.js';
+import { psQuote, quoteWindowsArg, shQuoteArgument } from '../quote/index.js';
 
 /** Thrown by filters for bad input; render.ts turns it into a TemplateRenderError. */
 export class FilterError extends Error {}
@@ -24,11 +24,11 @@ export function toBool(value: unknown): boolean {
 
 /**
  * Ansible's `quote` filter, through kubemix's one POSIX quoting helper: the value as one literal
- * shell word. Unlike Python's shlex.quote (what Ansible uses), safe words are quoted too
- * (`'web'`, not `web`); the shell reads both as the same word.
+ * shell argument, left bare when it needs no quotes as Python's shlex.quote (what Ansible uses)
+ * leaves it (`web`, `'a b'`, `''`).
  */
 export function shellQuote(value: unknown): string {
-  return shQuote(value === undefined || value === null ? '' : String(value));
+  return shQuoteArgument(value === undefined || value === null ? '' : String(value));
 }
 
 /**

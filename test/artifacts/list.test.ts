@@ -133,10 +133,14 @@ describe('playbooks/artifacts.yaml rendered for a spec', () => {
     }[];
     const step = tasks.find((t) => t.name.startsWith("containerd from containerd's static release"))!;
     const script = renderString(step.shell!, vars);
-    const names = Object.fromEntries([...script.matchAll(/^(\w+)=(\S+)$/gm)].map((m) => [m[1]!, m[2]!]));
+    // The playbook quotes every value it splices (bare when it needs no quotes, as shlex.quote).
+    const word = (quoted: string) => quoted.replace(/^'(.*)'$/, '$1');
+    const names = Object.fromEntries(
+      [...script.matchAll(/^(\w+)=(\S+)$/gm)].map((m) => [m[1]!, word(m[2]!)]),
+    );
     const online = [...script.matchAll(/curl -fsSL --retry 3 -o "\$dir\/\$(\w+)" (\S+)$/gm)].map((m) => [
       names[m[1]!],
-      m[2],
+      word(m[2]!),
     ]);
     expect(online).toHaveLength(3);
     expect(online).toEqual(

@@ -80,7 +80,8 @@ describe('prepare-windows on a fresh Windows host', () => {
     const { run, log } = await up('win-01');
     expect(run.stderr).toBe('');
     expect(run.exitCode).toBe(0);
-    const command = `& C:/k/Install-Containerd.ps1 -ContainerDVersion ${CONTAINERD} -skipHypervisorSupportCheck -CNIBinPath 'c:/opt/cni/bin' -CNIConfigPath 'c:/etc/cni/net.d'`;
+    // Spliced through ansible.windows.quote(shell='powershell'): always a single-quoted literal.
+    const command = `& C:/k/Install-Containerd.ps1 -ContainerDVersion '${CONTAINERD}' -skipHypervisorSupportCheck -CNIBinPath 'c:/opt/cni/bin' -CNIConfigPath 'c:/etc/cni/net.d'`;
     // The first run asked for a reboot, the second installed containerd.
     expect(installCommands(log)).toEqual([command, command]);
     expect(run.stdout).toContain(
@@ -104,7 +105,7 @@ describe('prepare-windows on a fresh Windows host', () => {
     const { run, log } = await up('win-02', { hyperV: true });
     expect(run.stderr).toBe('');
     expect(run.exitCode).toBe(0);
-    const command = `& C:/k/Install-Containerd.ps1 -ContainerDVersion ${CONTAINERD} -CNIBinPath 'c:/opt/cni/bin' -CNIConfigPath 'c:/etc/cni/net.d'`;
+    const command = `& C:/k/Install-Containerd.ps1 -ContainerDVersion '${CONTAINERD}' -CNIBinPath 'c:/opt/cni/bin' -CNIConfigPath 'c:/etc/cni/net.d'`;
     expect(installCommands(log)).toEqual([command, command]);
     expect(host.bootCount).toBe(2);
     expect(host.service('containerd')?.state).toBe('running');

@@ -80,7 +80,7 @@ describe('script', () => {
     );
     const put = actions[0] as { kind: 'put'; remotePath: string; mode: number; content: Buffer };
     expect(put).toMatchObject({ kind: 'put', mode: 0o700 });
-    expect(put.remotePath).toMatch(/^\/tmp\/\.kubemix-script-node1-[0-9a-f]{16}-hello\.sh$/);
+    expect(put.remotePath).toMatch(/^\/tmp\/\.kubemix-script-node1-[0-9a-f]{16}-[0-9a-f]{12}-hello\.sh$/);
     expect(put.content.toString()).toContain('hello from script');
     expect(actions[1]).toEqual({
       kind: 'exec',

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { shQuote } from '../../quote/index.js';
@@ -57,8 +57,10 @@ export const scriptModule: Module<ScriptArgs> = {
     const tmpDir =
       typeof context.vars['ansible_remote_tmp'] === 'string' ? context.vars['ansible_remote_tmp'] : '/tmp';
     const digest = createHash('sha256').update(content).digest('hex').slice(0, 16);
-    // The host name keeps hosts that share a filesystem (local test hosts) from removing each other's copy.
-    const remote = `${tmpDir}/.kubemix-script-${context.host.name}-${digest}-${basename(local)}`;
+    // A random part per run, as Ansible's remote tmp names have: hosts that share a filesystem
+    // (test hosts on one machine, other runs with the same host names) never remove each other's copy.
+    const unique = randomBytes(6).toString('hex');
+    const remote = `${tmpDir}/.kubemix-script-${context.host.name}-${digest}-${unique}-${basename(local)}`;
     const put = yield { kind: 'put', remotePath: remote, content, mode: 0o700 };
     if (put.failed)
       return {
