@@ -39,7 +39,7 @@ const status = (p: KubeObject) =>
     }[];
   };
 const ready = (o: KubeObject | undefined) =>
-  (o?.['status'] as { conditions: { type: string; status: string }[] }).conditions.find(
+  (o?.['status'] as { conditions?: { type: string; status: string }[] } | undefined)?.conditions?.find(
     (c) => c.type === 'Ready',
   )?.status;
 
