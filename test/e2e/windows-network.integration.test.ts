@@ -69,7 +69,9 @@ describe('a Windows worker with a NAT adapter before the cluster network', () =>
     )!;
     const image = (proxy['spec'] as { template: { spec: { containers: { image: string }[] } } }).template.spec
       .containers[0]!.image;
-    expect(image).toBe(`docker.io/sigwindowstools/kube-proxy:v${loadVersions()['kubernetes']}-calico-hostprocess`);
+    expect(image).toBe(
+      `docker.io/sigwindowstools/kube-proxy:v${loadVersions()['kubernetes']}-calico-hostprocess`,
+    );
 
     // The guide's six checks, including pod-to-pod across the overlay and the Windows NodePort.
     const report = JSON.parse(await readFile(join(clusterDir, 'verify.json'), 'utf8')) as {
