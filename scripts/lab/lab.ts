@@ -35,6 +35,11 @@ export interface Lab {
   dir: string;
   /** `netns`: hosts in network namespaces on a bridge; `loopback`: sshd on 127.x addresses. */
   mode: 'netns' | 'loopback';
+  /**
+   * The bridge joining the hosts' namespaces (netns mode), `kmxbr<ID>`, with 10.233.ID.1/24 in this
+   * machine's namespace: more lab members (simulated Windows hosts) can take addresses on it.
+   */
+  bridge?: string;
   hosts: InventoryHost[];
   /** Ansible YAML inventory (group `lab`). */
   inventoryPath: string;
@@ -124,12 +129,14 @@ export async function startLab(options: StartLabOptions): Promise<Lab> {
   }
   const labEnv = await readFile(join(dir, 'lab.env'), 'utf8');
   const mode = /MODE=netns/.test(labEnv) ? 'netns' : 'loopback';
+  const id = /^ID=(\d+)$/m.exec(labEnv)?.[1];
   const privateKeyPath = join(dir, 'id_ed25519');
   const hosts = parseLabInventory(await readFile(join(dir, 'inventory.yml'), 'utf8'));
   let stopped = false;
   return {
     dir,
     mode,
+    ...(mode === 'netns' && id ? { bridge: `kmxbr${id}` } : {}),
     hosts,
     inventoryPath: join(dir, 'inventory.yml'),
     knownHostsPath: join(dir, 'known_hosts'),

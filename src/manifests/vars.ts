@@ -15,7 +15,10 @@ export interface ManifestImages {
   flannel_cni_plugin: string;
   /** Windows flanneld HostProcess image, e.g. `docker.io/sigwindowstools/flannel:v0.21.5-hostprocess`. */
   windows_flannel: string;
-  /** Windows kube-proxy HostProcess image. */
+  /**
+   * Windows kube-proxy HostProcess image: `docker.io/sigwindowstools/kube-proxy:v<cluster version>-calico-hostprocess`
+   * unless the versions entry `windows-kube-proxy-image` overrides it.
+   */
   windows_kube_proxy: string;
 }
 
@@ -48,6 +51,8 @@ export interface ManifestVars {
 
 /** Values the plan vars do not hold, known once the control plane and nodes are chosen. */
 export interface ManifestVarsExtra {
+  /** The cluster's Kubernetes version (`1.31.2`, a leading `v` is dropped): the Windows kube-proxy image follows it. */
+  kubernetesVersion: string;
   apiServerHost: string;
   apiServerPort: number;
   /** The Windows Server versions of the cluster's Windows nodes (any order, repeats allowed). */
@@ -112,17 +117,42 @@ export function checkManifestVars(manifest: string, vars: unknown): asserts vars
   }
 }
 
+/** The Windows kube-proxy image: the versions override, else the tag built for the cluster's version. */
+function windowsKubeProxyImage(versions: Record<string, unknown>, kubernetesVersion: string): string {
+  const override = versions['windows-kube-proxy-image'];
+  if (typeof override === 'string' && override !== '')
+    return imageRef(WINDOWS_KUBE_PROXY_REPOSITORY, override);
+  const version = kubernetesVersion.replace(/^v/, '');
+  if (!/^\d+\.\d+\.\d+$/.test(version))
+    throw new ManifestError(
+      'plan vars',
+      `the Kubernetes version ${JSON.stringify(kubernetesVersion)} is not MAJOR.MINOR.PATCH`,
+      {
+        variable: 'kubernetes_version',
+      },
+    );
+  return `${WINDOWS_KUBE_PROXY_REPOSITORY}:v${version}${WINDOWS_KUBE_PROXY_SUFFIX}`;
+}
+
 /** `repo:tag` from a versions entry that is either a bare tag or already a full image reference. */
 function imageRef(defaultRepository: string, entry: string): string {
   return entry.includes('/') ? entry : `${defaultRepository}:${entry}`;
 }
 
+// sig-windows-tools builds sigwindowstools/kube-proxy:<registry.k8s.io kube-proxy tag>-calico-hostprocess
+// for every release from 1.33 on (.github/workflows/sync-kube-proxy-images.yaml, #395, commit
+// 77474f5); older tags exist where someone built them by hand (build-kube-proxy-images.yml).
+const WINDOWS_KUBE_PROXY_REPOSITORY = 'docker.io/sigwindowstools/kube-proxy';
+const WINDOWS_KUBE_PROXY_SUFFIX = '-calico-hostprocess';
+
 /**
  * Builds the manifest vars from the plan's vars (src/plan/build-plan.ts: pod_cidr,
  * service_cidr, flannel_*, versions{...}) plus the API server address and the Windows versions.
- * Images come from the versions entries `flannel`, `flannel-cni-plugin`,
- * `windows-flannel-image` and `windows-kube-proxy-image` (a bare tag gets the upstream
- * repository). Throws a ManifestError naming a missing or malformed entry.
+ * Images come from the versions entries `flannel`, `flannel-cni-plugin` and
+ * `windows-flannel-image` (a bare tag gets the upstream repository); the Windows kube-proxy image
+ * follows the cluster's Kubernetes version unless `windows-kube-proxy-image` overrides it (the
+ * spec rule in src/spec/kube-proxy-skew-rule.ts keeps an override inside the skew policy).
+ * Throws a ManifestError naming a missing or malformed entry.
  */
 export function manifestVarsFromPlanVars(
   planVars: Record<string, unknown>,
@@ -151,10 +181,7 @@ export function manifestVarsFromPlanVars(
       flannel: imageRef('docker.io/flannel/flannel', version('flannel')),
       flannel_cni_plugin: imageRef('docker.io/flannel/flannel-cni-plugin', version('flannel-cni-plugin')),
       windows_flannel: imageRef('docker.io/sigwindowstools/flannel', version('windows-flannel-image')),
-      windows_kube_proxy: imageRef(
-        'docker.io/sigwindowstools/kube-proxy',
-        version('windows-kube-proxy-image'),
-      ),
+      windows_kube_proxy: windowsKubeProxyImage(versions, extra.kubernetesVersion),
     },
   };
   checkManifestVars('plan vars', vars);

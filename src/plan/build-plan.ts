@@ -218,13 +218,13 @@ export function buildPlan({
     flannel_port: spec.network.flannel.port,
     versions: { ...versions },
   };
+  const kubernetesVersion = (spec.kubernetes.version ?? versions['kubernetes'] ?? '').replace(/^v/, '');
   const manifestVars = manifestVarsFromPlanVars(networkVars, {
+    kubernetesVersion,
     apiServerHost: apiServerHost || 'pending',
     apiServerPort,
     windowsVersions: windowsWorkers.map((h) => h.windowsVersion ?? '2022'),
   });
-
-  const kubernetesVersion = (spec.kubernetes.version ?? versions['kubernetes'] ?? '').replace(/^v/, '');
 
   return {
     cluster: spec.name,

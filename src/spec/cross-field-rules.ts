@@ -1,4 +1,5 @@
 import { cidrsOverlap, parseCidr } from './cidr.js';
+import { windowsKubeProxySkewRule } from './kube-proxy-skew-rule.js';
 import { type CrossFieldRule, duplicateNames, generatedNodeName } from './rule-helpers.js';
 import {
   DEFAULT_LIBVIRT_CIDR,
@@ -168,6 +169,7 @@ export const CROSS_FIELD_RULES: readonly CrossFieldRule[] = [
   uniqueNamesRule,
   generatedNodeNamesRule,
   cidrOverlapRule,
+  windowsKubeProxySkewRule,
   ...staticHostRules,
 ];
 

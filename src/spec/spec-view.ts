@@ -35,6 +35,10 @@ export interface HostView {
 
 /** What the cross-field rules look at. */
 export interface SpecView {
+  /** `kubernetes.version` as written. */
+  kubernetesVersion?: string;
+  /** `versions:` overrides as written (string values only). */
+  versions: Record<string, string>;
   network: { podCIDR?: string; serviceCIDR?: string; vni?: number; port?: number };
   controlPlane: { count?: number; endpoint?: string; written: boolean };
   workers: GroupView[];
@@ -74,7 +78,14 @@ export function specView(input: unknown): SpecView {
   const nodes = record(spec.nodes);
   const controlPlane = record(nodes.controlPlane);
   const provider = record(spec.provider);
+  const versions = Object.fromEntries(
+    Object.entries(record(spec.versions)).filter(
+      (entry): entry is [string, string] => typeof entry[1] === 'string',
+    ),
+  );
   return {
+    kubernetesVersion: text(record(spec.kubernetes).version),
+    versions,
     network: {
       podCIDR: text(network.podCIDR),
       serviceCIDR: text(network.serviceCIDR),

@@ -37,6 +37,17 @@ describe('kubemix plan', () => {
     expect(result.stderr).not.toMatch(stackTrace);
   });
 
+  it('refuses a Windows kube-proxy image outside the skew policy in one line naming the field, exit 2', async () => {
+    const result = await runCli(['plan', 'fixtures/specs/invalid/windows-kube-proxy-newer.yaml'], {
+      home: tempHome(),
+    });
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr.trim().split('\n')).toEqual([
+      "fixtures/specs/invalid/windows-kube-proxy-newer.yaml:12:29: versions.windows-kube-proxy-image: kube-proxy 1.34.0 is newer than the cluster's Kubernetes 1.33.2: kube-proxy must not be newer than kube-apiserver (https://kubernetes.io/releases/version-skew-policy/#kube-proxy)",
+    ]);
+    expect(result.stdout).toBe('');
+  });
+
   it('names a missing spec file in one line', async () => {
     const result = await runCli(['plan', 'no-such-spec.yaml'], { home: tempHome() });
     expect(result.exitCode).toBe(2);

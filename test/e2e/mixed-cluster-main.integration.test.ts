@@ -48,7 +48,8 @@ describe('the standalone mixed lab (main.js)', () => {
       }
       expect(Number(await readFile(join(dir, 'lab.pid'), 'utf8'))).toBe(child.pid);
       expect(output).toContain(`spec:        ${join(dir, 'spec.yaml')}`);
-      expect(output).toMatch(/win-01 +127\.0\.0\.1:\d+ +winrm/);
+      // Windows hosts listen on their own address on the lab bridge (their inventory and node address).
+      expect(output).toMatch(/win-01 +10\.233\.\d+\.200:\d+ +winrm .*node address 10\.233\.\d+\.200\)/);
       const spec = parse(await readFile(join(dir, 'spec.yaml'), 'utf8')) as {
         provider: { hosts: { name: string; group: string }[] };
       };

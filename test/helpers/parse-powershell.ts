@@ -1,5 +1,5 @@
-import { fileURLToPath } from 'node:url';
-import { Language, type Node, Parser } from 'web-tree-sitter';
+import type { Node } from 'web-tree-sitter';
+import { loadPowerShellParser } from '../../fixtures/lab/state/powershell/parser.js';
 
 /** One place where PowerShell does not parse. Line and column are 1-based. */
 export interface PowerShellSyntaxError {
@@ -9,23 +9,8 @@ export interface PowerShellSyntaxError {
   message: string;
 }
 
-/** The tree-sitter-powershell grammar compiled to wasm (a dev dependency). */
-export const POWERSHELL_WASM = fileURLToPath(
-  new URL('../../node_modules/tree-sitter-powershell/tree-sitter-powershell.wasm', import.meta.url),
-);
-
-let parserPromise: Promise<Parser> | undefined;
-
-function parser(): Promise<Parser> {
-  parserPromise ??= (async () => {
-    await Parser.init();
-    const language = await Language.load(POWERSHELL_WASM);
-    const p = new Parser();
-    p.setLanguage(language);
-    return p;
-  })();
-  return parserPromise;
-}
+/** The one PowerShell parser (the lab's, fixtures/lab/state/powershell/parser.ts). */
+const parser = loadPowerShellParser;
 
 function snippet(text: string): string {
   const oneLine = text.replace(/\s+/g, ' ').trim();

@@ -111,6 +111,7 @@ describe.each(VAR_SETS)('flannel with %s', (_label, vars) => {
       CNI_BIN_PATH: 'C:\\opt\\cni\\bin',
       CNI_CONFIG_PATH: 'C:\\etc\\cni\\net.d',
       SERVICE_SUBNET: vars.service_cidr,
+      NODE_IP: 'status.hostIP',
       POD_NAME: 'metadata.name',
       POD_NAMESPACE: 'metadata.namespace',
       KUBERNETES_SERVICE_HOST: vars.api_server_host,

@@ -37,6 +37,7 @@ export function varsFromSpec(
 ): ManifestVars {
   const plan = buildPlan({ spec: clusterSpecSchema.parse(input), versions: loadVersions() });
   return manifestVarsFromPlanVars(plan.vars, {
+    kubernetesVersion: String(plan.vars['kubernetes_version']),
     apiServerHost: '10.0.0.11',
     apiServerPort: 6443,
     windowsVersions,

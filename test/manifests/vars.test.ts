@@ -3,10 +3,13 @@ import {
   checkManifestVars,
   ManifestError,
   manifestVarsFromPlanVars,
+  renderManifestObjects,
   windowsWorkload,
 } from '../../src/manifests/index.js';
 import { loadVersions } from '../../src/versions/versions.js';
-import { DEFAULT_VARS } from './manifest-vars.js';
+import { DEFAULT_VARS, mixedSpec, varsFromSpec } from './manifest-vars.js';
+
+const versionsFileHasNo = (key: string) => !(key in loadVersions());
 
 const planVars = (versions: Record<string, string> = {}) => ({
   pod_cidr: '10.244.0.0/16',
@@ -16,7 +19,12 @@ const planVars = (versions: Record<string, string> = {}) => ({
   flannel_port: 4789,
   versions: { ...loadVersions(), ...versions },
 });
-const extra = { apiServerHost: '10.0.0.11', apiServerPort: 6443, windowsVersions: ['2022' as const] };
+const extra = {
+  kubernetesVersion: loadVersions()['kubernetes']!,
+  apiServerHost: '10.0.0.11',
+  apiServerPort: 6443,
+  windowsVersions: ['2022' as const],
+};
 
 describe('manifestVarsFromPlanVars', () => {
   it('builds every var from the plan vars and the pinned versions file', () => {
@@ -34,9 +42,29 @@ describe('manifestVarsFromPlanVars', () => {
         flannel: `docker.io/flannel/flannel:${versions['flannel']}`,
         flannel_cni_plugin: `docker.io/flannel/flannel-cni-plugin:${versions['flannel-cni-plugin']}`,
         windows_flannel: versions['windows-flannel-image'],
-        windows_kube_proxy: versions['windows-kube-proxy-image'],
+        windows_kube_proxy: `docker.io/sigwindowstools/kube-proxy:v${versions['kubernetes']}-calico-hostprocess`,
       },
     });
+  });
+
+  it('derives the Windows kube-proxy image from the cluster version, not from a pin', () => {
+    expect(versionsFileHasNo('windows-kube-proxy-image')).toBe(true);
+    for (const version of ['1.33.4', 'v1.35.0']) {
+      const vars = manifestVarsFromPlanVars(planVars(), { ...extra, kubernetesVersion: version });
+      expect(vars.images.windows_kube_proxy).toBe(
+        `docker.io/sigwindowstools/kube-proxy:v${version.replace(/^v/, '')}-calico-hostprocess`,
+      );
+    }
+    expect(() => manifestVarsFromPlanVars(planVars(), { ...extra, kubernetesVersion: 'latest' })).toThrow(
+      'plan vars: the Kubernetes version "latest" is not MAJOR.MINOR.PATCH',
+    );
+  });
+
+  it("renders kube-proxy-windows with the image of the spec's Kubernetes version", () => {
+    const vars = varsFromSpec({ ...mixedSpec(), kubernetes: { version: '1.34.1' } });
+    const ds = renderManifestObjects('kube-proxy-windows', vars).find((o) => o.kind === 'DaemonSet')!;
+    const pod = (ds['spec'] as { template: { spec: { containers: { image: string }[] } } }).template.spec;
+    expect(pod.containers[0]!.image).toBe('docker.io/sigwindowstools/kube-proxy:v1.34.1-calico-hostprocess');
   });
 
   it('takes a full image reference from a versions override as it is, and a bare tag with the upstream repository', () => {

@@ -45,6 +45,7 @@ export async function labPlanVars(lab: ClusterLab, controllers: string[]): Promi
     versions: { ...loadVersions() },
   };
   const manifest = manifestVarsFromPlanVars(network, {
+    kubernetesVersion: network.versions['kubernetes']!,
     apiServerHost: first.address,
     apiServerPort: 6443,
     windowsVersions: ['2022'],
@@ -54,7 +55,7 @@ export async function labPlanVars(lab: ClusterLab, controllers: string[]): Promi
     ...network,
     cluster_name: 'lab',
     cluster_dir: await mkdtemp(join(tmpdir(), 'kmx-cluster-dir-')),
-    kubernetes_version: '1.31.2',
+    kubernetes_version: network.versions['kubernetes'],
     control_plane_endpoint: `${first.address}:6443`,
     first_controller: first.name,
     controller_count: controllers.length,
