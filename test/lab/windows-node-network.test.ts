@@ -94,6 +94,7 @@ async function cluster(options: { windowsAddress?: string; edit?: (s: string) =>
   const windows = renderManifestObjects('kube-flannel-windows', labManifestVars());
   await apply(options.edit ? withRunPs1(windows, options.edit) : windows);
   await apply(renderManifestObjects('kube-proxy-windows', labManifestVars()));
+  await apply(renderManifestObjects('runtimeclasses', labManifestVars()));
   await apply(renderManifestObjects('win-webserver', labManifestVars()));
   return state;
 }

@@ -1,12 +1,12 @@
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { Language, type Node, Parser } from 'web-tree-sitter';
+import type { Node, Parser } from 'web-tree-sitter';
+import { loadPowerShellParser } from '../../fixtures/lab/state/powershell/parser.js';
 import { readVerbatimString, verbatimStringValue } from '../../fixtures/winrm-server/powershell-literal.js';
 import { readWrapperPreamble } from '../../fixtures/winrm-server/wrapper-preamble.js';
 import { psQuote } from '../../src/quote/index.js';
 import { wrapScript } from '../../src/transport/winrm/powershell.js';
 import { injectionCorpus } from '../helpers/injection-corpus.js';
-import { POWERSHELL_WASM } from '../helpers/parse-powershell.js';
 import { randomStrings } from './random-strings.js';
 
 // No pwsh here. Two independent readers instead: the tree-sitter-powershell grammar (a dev
@@ -17,12 +17,8 @@ import { randomStrings } from './random-strings.js';
 
 let parser: Parser | undefined;
 async function parse(source: string): Promise<Node> {
-  if (!parser) {
-    await Parser.init();
-    const language = await Language.load(POWERSHELL_WASM);
-    parser = new Parser();
-    parser.setLanguage(language);
-  }
+  // The one tree-sitter-powershell loader (the lab's, also test/helpers/parse-powershell.ts).
+  parser ??= await loadPowerShellParser();
   const tree = parser.parse(source);
   if (!tree) throw new Error('tree-sitter returned no tree');
   return tree.rootNode;
