@@ -8,7 +8,8 @@ import {
   TOKEN_PATTERN,
 } from '../../fixtures/lab/cluster-state.js';
 import { renderManifestObjects } from '../../src/manifests/index.js';
-import { initialisedState, labManifestVars, tempDir } from './helpers.js';
+import { testTempDir } from '../helpers/temp.js';
+import { initialisedState, labManifestVars } from './helpers.js';
 
 const ready = (node: KubeObject | undefined) =>
   (
@@ -131,7 +132,7 @@ describe('cluster state: join refusals use kubeadm wording and never repeat the 
   });
 
   it('a cluster without a stable endpoint refuses control-plane joins', async () => {
-    const state = ClusterState.open(await tempDir());
+    const state = ClusterState.open(await testTempDir('lab-test'));
     const init = await state.initCluster({
       controlPlaneEndpoint: '10.0.0.1:6443',
       stableEndpoint: false,
@@ -152,7 +153,7 @@ describe('cluster state: join refusals use kubeadm wording and never repeat the 
   });
 
   it('joining before init is a refused connection', async () => {
-    const state = ClusterState.open(await tempDir());
+    const state = ClusterState.open(await testTempDir('lab-test'));
     await expect(
       state.joinNode({
         name: 'w1',

@@ -1,11 +1,6 @@
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { ClusterState } from '../../fixtures/lab/cluster-state.js';
 import type { ManifestVars } from '../../src/manifests/index.js';
-
-/** A fresh temp directory. */
-export const tempDir = (prefix = 'kmx-lab-test-') => mkdtemp(join(tmpdir(), prefix));
+import { testTempDir } from '../helpers/temp.js';
 
 /** Manifest vars for a lab cluster (VXLAN VNI/port as given). */
 export function labManifestVars(vni = 4096, port = 4789): ManifestVars {
@@ -29,7 +24,7 @@ export function labManifestVars(vni = 4096, port = 4789): ManifestVars {
 
 /** A state with an initialised cluster whose first control plane is `cp1`. */
 export async function initialisedState() {
-  const state = ClusterState.open(await tempDir());
+  const state = ClusterState.open(await testTempDir('lab-state'));
   const init = await state.initCluster({
     controlPlaneEndpoint: '10.233.1.2:6443',
     podCIDR: '10.244.0.0/16',

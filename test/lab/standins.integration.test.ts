@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { ClusterState } from '../../fixtures/lab/cluster-state.js';
 import { writeStandins } from '../../fixtures/lab/install-standins.js';
-import { tempDir } from './helpers.js';
+import { testTempDir } from '../helpers/temp.js';
 
 interface Run {
   code: number;
@@ -20,7 +20,7 @@ interface FakeHost {
 }
 
 async function fakeHost(stateDir: string, name: string, address: string, prepared = true): Promise<FakeHost> {
-  const root = await tempDir(`kmx-host-${name}-`);
+  const root = await testTempDir(`host-${name}`);
   const bin = join(root, 'opt/kubemix-lab/bin');
   await writeStandins({ dir: bin, stateDir, root, nodeName: name, address });
   if (prepared) {
@@ -64,7 +64,7 @@ describe('stand-in programs run as child processes', () => {
   let admin: string;
 
   beforeAll(async () => {
-    stateDir = await tempDir('kmx-state-');
+    stateDir = await testTempDir('state');
     cp = await fakeHost(stateDir, 'cp1', '10.9.0.2');
     worker = await fakeHost(stateDir, 'w1', '10.9.0.3');
     admin = join(cp.root, 'etc/kubernetes/admin.conf');

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -7,6 +7,7 @@ import { type Lab, startLab } from '../../scripts/lab/lab.js';
 import { createTransport } from '../../src/executor/create-transport.js';
 import { loadInventory, parseInventory, parsePlaybook, runPlaybook } from '../../src/playbook/index.js';
 import type { RunEvent } from '../../src/types/events.js';
+import { testTempDirSync } from '../helpers/temp.js';
 
 // Playbooks over the real SSH transport on real sshd lab hosts: what ansible-playbook users
 // expect from `kubemix run`.
@@ -24,7 +25,7 @@ const playbook = (text: string) => parsePlaybook(text, join(tmpdir(), 'inline.ym
 
 describe('playbooks on SSH lab hosts', () => {
   it('runs the every-keyword playbook on three hosts', async () => {
-    const work = mkdtempSync(join(tmpdir(), 'kubemix-lab-play-'));
+    const work = testTempDirSync('lab-play');
     // The fixture expects the local inventory's `greeting` var and `web` group: give the lab the same.
     const doc = parse(readFileSync(lab.inventoryPath, 'utf8')) as {
       all: { vars: Record<string, unknown>; children?: Record<string, unknown> };
@@ -72,7 +73,7 @@ describe('playbooks on SSH lab hosts', () => {
   });
 
   it('refuses a host whose key does not match known_hosts, naming both fingerprints', async () => {
-    const work = mkdtempSync(join(tmpdir(), 'kubemix-lab-keys-'));
+    const work = testTempDirSync('lab-keys');
     const other = lab.hosts[1]!;
     // known_hosts that claims lab-01's address carries lab-02's key.
     const lines = readFileSync(lab.knownHostsPath, 'utf8').split('\n').filter(Boolean);

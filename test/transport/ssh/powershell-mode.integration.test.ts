@@ -1,7 +1,6 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,6 +11,7 @@ import { TestFileSystem } from '../../../fixtures/winrm-server/test-file-system.
 import type { ScriptHostFaults } from '../../../fixtures/winrm-server/test-script-host.js';
 import { startWindowsSshHost, type WindowsSshHost } from '../../../scripts/lab/windows-ssh-host.js';
 import { SshTransport } from '../../../src/transport/ssh/index.js';
+import { testTempDir } from '../../helpers/temp.js';
 
 // PowerShell mode of the SSH transport against a real OpenSSH sshd whose sessions are "PowerShell":
 // ForceCommand hands the command line and stdin to the WinRM test server's handler (it decodes
@@ -41,7 +41,7 @@ function newTransport(): SshTransport {
 }
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'kmx-ps-ssh-'));
+  dir = await testTempDir('ps-ssh');
   await run('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', join(dir, 'id_ed25519')]);
   socket = await startCommandSocket({
     path: join(dir, 'host.sock'),

@@ -1,12 +1,12 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConnectionError } from '../../../src/errors/index.js';
 import { WinrmConfigError } from '../../../src/transport/winrm/options.js';
 import { MAX_COMMAND_LINE } from '../../../src/transport/winrm/powershell.js';
 import type { WinrmTransport } from '../../../src/transport/winrm/winrm-transport.js';
+import { testTempDir } from '../../helpers/temp.js';
 import { PASSWORD, startTestServer, type TestServer, transportFor } from './helpers.js';
 
 const sha256 = (data: Buffer) => createHash('sha256').update(data).digest('hex');
@@ -19,7 +19,7 @@ describe('WinrmTransport, NTLM with message encryption over http', () => {
     t = await startTestServer();
     transport = transportFor(t.server);
     await transport.connect();
-    dir = await mkdtemp(join(tmpdir(), 'kubemix-winrm-'));
+    dir = await testTempDir('winrm');
   });
   afterAll(async () => {
     await transport?.close();
@@ -394,7 +394,7 @@ describe('WinrmTransport, Basic over https', () => {
   let dir: string;
   beforeAll(async () => {
     t = await startTestServer({ https: true });
-    dir = await mkdtemp(join(tmpdir(), 'kubemix-winrm-tls-'));
+    dir = await testTempDir('winrm-tls');
   });
   afterAll(async () => {
     await t?.server.stop();
