@@ -1,14 +1,8 @@
 import { writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { basename, sep } from 'node:path';
-import {
-  formatLeftovers,
-  type HygieneSnapshot,
-  runLeftovers,
-  takeSnapshot,
-} from '../../scripts/lab/leftovers.js';
+import { sep } from 'node:path';
+import { beginHygieneRun, endHygieneRun, type HygieneRun } from '../../scripts/lab/hygiene-run.js';
+import { formatLeftovers } from '../../scripts/lab/leftovers.js';
 import type { ProcessInfo } from '../../scripts/lab/marked-processes.js';
-import { makeTempDirSync } from '../../scripts/lab/temp-dir.js';
 
 /**
  * The end-of-suite leftover check (vitest `globalSetup`). Setup records what of ours exists
@@ -19,43 +13,31 @@ import { makeTempDirSync } from '../../scripts/lab/temp-dir.js';
  *
  * Exact (and cleaned up): the run's directory, labs under it, processes carrying this run's
  * marker. Compared with the snapshot, so only reported: new `kmx-*`/`kubemix-*` entries directly
- * in the temp directory (code that ignores TMPDIR), new namespaces, links and lab claims. In CI one
- * run happens at a time; on a shared machine another run may add those meanwhile (its own labs
- * live under its own run directory and are not counted).
+ * in the temp directory (code that ignores TMPDIR), new namespaces, links and lab claims (labs
+ * living in another run's directory are left out). In CI one run happens at a time; on a shared
+ * machine a run without this setup (an older checkout) may add such things meanwhile.
  */
-interface RunState {
+interface Holder {
+  run: HygieneRun;
   users: number;
-  tmp: string;
-  snapshot: HygieneSnapshot;
-  runDir: string;
-  runId: string;
 }
 
 // vitest calls a root globalSetup once per project as well as for the root: one check for all.
 const KEY = Symbol.for('kubemix.test-hygiene');
-const holder = globalThis as Record<symbol, RunState | undefined>;
+const slot = globalThis as Record<symbol, Holder | undefined>;
 
 // The runner's own processes carry the marker too: its workers and its build service (esbuild).
 const isRunner = (p: ProcessInfo) => p.ppid === process.pid && p.command.includes(`${sep}node_modules${sep}`);
 
 export default function setup(): () => Promise<void> {
-  let run = holder[KEY];
-  if (!run) {
-    const tmp = tmpdir();
-    const snapshot = takeSnapshot(tmp);
-    const runDir = makeTempDirSync('run');
-    run = { users: 0, tmp, snapshot, runDir, runId: basename(runDir) };
-    holder[KEY] = run;
-    process.env['KMX_TEST_RUN_DIR'] = runDir;
-    process.env['KMX_TEST_RUN'] = run.runId;
-  }
-  run.users += 1;
-  const state = run;
+  const holder = slot[KEY] ?? { run: beginHygieneRun(), users: 0 };
+  slot[KEY] = holder;
+  holder.users += 1;
   return async () => {
-    state.users -= 1;
-    if (state.users > 0) return;
-    holder[KEY] = undefined;
-    const found = await runLeftovers({ ...state, isRunner });
+    holder.users -= 1;
+    if (holder.users > 0) return;
+    slot[KEY] = undefined;
+    const found = await endHygieneRun(holder.run, isRunner);
     if (found.length === 0) return;
     const report = `leftover check: the test run left things behind\n${formatLeftovers(found)}`;
     console.error(`\n${report}\n`);

@@ -49,9 +49,10 @@ describe('SshTransport exec on a long-lived shell', () => {
     expect(result.stdout.endsWith('xxtail\n')).toBe(true);
     expect(result.stderr.length).toBe(3_000_000);
     const sums = await t.exec({
-      command: 'head -c 2000000 /dev/urandom | base64 -w 0 | tee /tmp/kmx-rand | sha256sum',
+      // The host's private state directory: /tmp on a lab host is this machine's /tmp.
+      command: 'head -c 2000000 /dev/urandom | base64 -w 0 | tee /var/lib/kubemix-lab/rand | sha256sum',
     });
-    const data = await t.exec({ command: 'cat /tmp/kmx-rand' });
+    const data = await t.exec({ command: 'cat /var/lib/kubemix-lab/rand; rm -f /var/lib/kubemix-lab/rand' });
     expect(createHash('sha256').update(data.stdout).digest('hex')).toBe(sums.stdout.slice(0, 64));
   });
 
