@@ -29,7 +29,7 @@ describe('Redactor', () => {
     expect(redactor.text('password: Zq9')).toBe('password: Zq9');
     redactor.addWhole('Zq9');
     expect(redactor.text('password: Zq9\nZq9\n"Zq9" key=Zq9 \'Zq9\'')).toBe(
-      "password: ***\n***\n\"***\" key=*** '***'",
+      'password: ***\n***\n"***" key=*** \'***\'',
     );
     // Inside longer words it stays: blanking every "Zq9" would garble unrelated output.
     expect(redactor.text('xZq9y Zq9x _Zq9')).toBe('xZq9y Zq9x _Zq9');
