@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { isAbsolute, join } from 'node:path';
+import { resolveLocalFile } from '../modules/local-files.js';
 import { FilterError } from './filters.js';
 
 /** Keyword arguments as nunjucks passes them: a last argument marked `__keywords`. */
@@ -39,32 +39,20 @@ function envLookup(terms: string[], keywords: Record<string, unknown>): string {
 /**
  * `lookup('file', PATH...)`: the files' contents, trailing whitespace stripped (`rstrip=True`,
  * `lstrip=False` by default), joined by commas (lib/ansible/plugins/lookup/file.py). A relative
- * path is looked for as Ansible does for a play: in `<playbook_dir>/files`, then `<playbook_dir>`
- * (docs.ansible.com "Search paths in Ansible"), or the working directory outside a play.
+ * path is found as copy and template find theirs (resolveLocalFile: `<playbook_dir>/files`, then
+ * `<playbook_dir>`, then the working directory), Ansible's search path for a play.
  */
 function fileLookup(terms: string[], keywords: Record<string, unknown>, playbookDir: unknown): string {
   return terms
     .map((term) => {
-      const candidates = isAbsolute(term)
-        ? [term]
-        : typeof playbookDir === 'string' && playbookDir !== ''
-          ? [join(playbookDir, 'files', term), join(playbookDir, term)]
-          : [term];
-      let text: string | undefined;
-      let problem = 'not found';
-      for (const path of candidates) {
-        try {
-          text = readFileSync(path, 'utf8');
-          break;
-        } catch (error) {
-          const code = (error as NodeJS.ErrnoException).code;
-          if (code !== 'ENOENT') problem = code ?? String(error);
-        }
+      const path = resolveLocalFile(term, { playbook_dir: playbookDir }, 'files');
+      let text: string;
+      try {
+        text = readFileSync(path, 'utf8');
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code ?? String(error);
+        throw new FilterError(`${describe('file', terms)}: cannot read ${path} (${code})`);
       }
-      if (text === undefined)
-        throw new FilterError(
-          `${describe('file', terms)}: cannot read ${candidates.join(' or ')} (${problem})`,
-        );
       if (keywords['lstrip'] === true) text = text.trimStart();
       if (keywords['rstrip'] !== false) text = text.trimEnd();
       return text;

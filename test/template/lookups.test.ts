@@ -49,7 +49,7 @@ describe("lookup('file')", () => {
     const render = () => renderValue("{{ lookup('file', 'nope.txt') }}", { playbook_dir: dir });
     expect(render).toThrow(TemplateRenderError);
     expect(render).toThrow(
-      `lookup('file', 'nope.txt'): cannot read ${join(dir, 'files', 'nope.txt')} or ${join(dir, 'nope.txt')} (not found)`,
+      `lookup('file', 'nope.txt'): cannot read ${join(dir, 'files', 'nope.txt')} (ENOENT)`,
     );
     expect(() => renderValue("{{ lookup('pipe', 'id') }}", {})).toThrow(
       'lookup plugin "pipe" is not supported',
