@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import {
   ClusterState,
   InvalidObjectError,
@@ -61,12 +61,18 @@ describe('cluster state: init and tokens', () => {
 
   it('an expired token is refused', async () => {
     const { state, init } = await initialisedState();
-    const shortLived = await state.createToken({ ttlMs: 1 });
-    await new Promise((r) => setTimeout(r, 5));
-    expect((await state.listTokens()).map((t) => t.token)).toEqual([init.token]);
-    await expect(
-      state.joinNode({ name: 'w1', os: 'linux', token: shortLived, caCertHash: init.caCertHash }),
-    ).rejects.toBeInstanceOf(JoinRefusedError);
+    const shortLived = await state.createToken({ ttlMs: 60_000 });
+    // A minute later by the clock the state reads (only Date is faked: file locks keep real timers).
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      vi.setSystemTime(Date.now() + 61_000);
+      expect((await state.listTokens()).map((t) => t.token)).toEqual([init.token]);
+      await expect(
+        state.joinNode({ name: 'w1', os: 'linux', token: shortLived, caCertHash: init.caCertHash }),
+      ).rejects.toBeInstanceOf(JoinRefusedError);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
 

@@ -150,8 +150,15 @@ describe('SSH transport, PowerShell mode', () => {
   });
 
   it('reports a connection lost mid-command, fails while the host is down, and reconnects when it is back', async () => {
-    const running = transport.exec({ command: 'Start-Sleep -Seconds 30' });
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Take the host down once the command is really running: when its first line arrives.
+    let started!: () => void;
+    const running = transport.exec({
+      command: "Write-Output 'started'\nStart-Sleep -Seconds 30",
+      onOutput: (chunk) => chunk.data.includes('started') && started(),
+    });
+    await new Promise<void>((resolve) => {
+      started = resolve;
+    });
     await host.down();
     const lost = await running;
     expect(lost).toMatchObject({ failed: true, exitCode: null });

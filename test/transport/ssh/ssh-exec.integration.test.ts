@@ -127,9 +127,14 @@ describe('SshTransport exec on a long-lived shell', () => {
   });
 
   it('cancels a command through an AbortSignal', async () => {
+    // Aborted once the command runs (its first line arrived), not after a guessed delay.
     const controller = new AbortController();
-    setTimeout(() => controller.abort(), 300);
-    const result = await t.exec({ command: 'sleep 30', signal: controller.signal });
+    const result = await t.exec({
+      command: 'echo started; sleep 30',
+      signal: controller.signal,
+      onOutput: (chunk) => chunk.data.includes('started') && controller.abort(),
+    });
+    expect(result.stdout).toBe('started\n');
     expect(result.failed).toBe(true);
     expect(result.timedOut).toBe(false);
     expect(result.stderr).toContain('cancelled');

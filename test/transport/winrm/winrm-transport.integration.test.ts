@@ -148,9 +148,13 @@ describe('WinrmTransport, NTLM with message encryption over http', () => {
   });
 
   it('an aborted signal stops the command and fails the result', async () => {
+    // Aborted once the command runs (its first line arrived), not after a guessed delay.
     const controller = new AbortController();
-    setTimeout(() => controller.abort(), 300);
-    const result = await transport.exec({ command: 'Start-Sleep -Seconds 30', signal: controller.signal });
+    const result = await transport.exec({
+      command: "Write-Output 'started'\nStart-Sleep -Seconds 30",
+      signal: controller.signal,
+      onOutput: (chunk) => chunk.data.includes('started') && controller.abort(),
+    });
     expect(result).toMatchObject({ failed: true, timedOut: false, exitCode: null });
     expect(result.stderr).toBe('cancelled');
   });
