@@ -129,15 +129,22 @@ function removeEntries(dir: string, names: string[], testFile?: string): Leftove
   });
 }
 
+/** The `KMX_TEST_FILE` value of one test file in one run: the same file may run in two runs at once. */
+export const testFileMarker = (runId: string, testFile: string) => `${runId}:${testFile}`;
+
 /**
  * What one test file left behind, then cleaned up: labs whose directory is in the file's temp
- * directory (stopped), processes started with `KMX_TEST_FILE=<testFile>` (killed), and anything
+ * directory (stopped), processes started with `KMX_TEST_FILE=<marker>` (killed), and anything
  * in the file's temp directory (removed). Exact: nothing here can belong to another run or file.
  */
-export async function testFileLeftovers(options: { fileDir: string; testFile: string }): Promise<Leftover[]> {
-  const { fileDir, testFile } = options;
+export async function testFileLeftovers(options: {
+  fileDir: string;
+  testFile: string;
+  marker: string;
+}): Promise<Leftover[]> {
+  const { fileDir, testFile, marker } = options;
   const found = stopLabsUnder(fileDir, testFile);
-  const processes = await stillRunningAfter(() => processesWithEnv('KMX_TEST_FILE', testFile), EXIT_GRACE_MS);
+  const processes = await stillRunningAfter(() => processesWithEnv('KMX_TEST_FILE', marker), EXIT_GRACE_MS);
   found.push(...processLeftovers(processes, testFile));
   const entries = existsSync(fileDir) ? readdirSync(fileDir).filter((n) => n !== TEST_FILE_MARKER) : [];
   found.push(...removeEntries(fileDir, entries, testFile));

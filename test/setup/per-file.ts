@@ -3,7 +3,12 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, expect } from 'vitest';
-import { formatLeftovers, TEST_FILE_MARKER, testFileLeftovers } from '../../scripts/lab/leftovers.js';
+import {
+  formatLeftovers,
+  TEST_FILE_MARKER,
+  testFileLeftovers,
+  testFileMarker,
+} from '../../scripts/lab/leftovers.js';
 import { removeTestTempDirs } from '../helpers/temp.js';
 
 // Runs in every test file's worker before the file (vitest `setupFiles`). Each file gets its own
@@ -21,11 +26,12 @@ if (runDir && testPath) {
   mkdirSync(fileDir, { recursive: true, mode: 0o700 });
   writeFileSync(join(fileDir, TEST_FILE_MARKER), `${testFile}\n`);
   process.env['TMPDIR'] = fileDir;
-  process.env['KMX_TEST_FILE'] = testFile;
+  const marker = testFileMarker(process.env['KMX_TEST_RUN'] ?? '', testFile);
+  process.env['KMX_TEST_FILE'] = marker;
 
   afterAll(async () => {
     await removeTestTempDirs();
-    const found = await testFileLeftovers({ fileDir, testFile });
+    const found = await testFileLeftovers({ fileDir, testFile, marker });
     if (found.length > 0)
       throw new Error(
         `${formatLeftovers(found)}\nA test removes what it makes, also when it fails (afterEach/afterAll/finally).`,
