@@ -221,7 +221,7 @@ export function formatLeftovers(found: Leftover[]): string {
     lines.push(
       file
         ? `${file} left behind:`
-        : 'left behind (test file unknown: made outside the TMPDIR a test file gets):',
+        : "left behind (maker unknown: found outside any test file's own TMPDIR):",
     );
     for (const item of items)
       lines.push(`  ${item.kind} ${item.what}${item.cleaned ? `  [${item.cleaned}]` : ''}`);
