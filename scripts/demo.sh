@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 kubemix() { node dist/src/cli/main.js "$@"; }
 
 # Not under /root: lab hosts get a private /root.
-dir="$(mktemp -d /tmp/kubemix-demo-XXXXXX)"
+dir="$(mktemp -d /tmp/kmx-demo-XXXXXX)"
 lab() { node dist/fixtures/cluster-lab/main.js "$@"; }
 stop_lab() { lab stop "$dir" >/dev/null 2>&1 || true; }
 trap stop_lab EXIT
@@ -49,4 +49,4 @@ echo "== kubemix down $dir/spec.yaml"
 kubemix down "$dir/spec.yaml" --cluster-dir "$dir/cluster"
 
 echo
-echo "demo done: state and event logs are in $dir/cluster"
+echo "demo done: state and event logs are in $dir/cluster (rm -rf $dir when you are done with them)"

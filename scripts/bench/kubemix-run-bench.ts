@@ -1,8 +1,7 @@
 import { spawn } from 'node:child_process';
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rm } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
+import { makeTempDir } from '../lab/temp-dir.js';
 import { writeTruePlaybook } from './ssh-floors.js';
 
 /** Wall time and peak RSS of one whole `kubemix run` command (startup, logins and all). */
@@ -52,27 +51,31 @@ export async function kubemixRunBench(options: {
   forks: number;
   name?: string;
 }): Promise<CommandMeasure> {
-  const dir = await mkdtemp(join(tmpdir(), 'kmx-bench-run-'));
-  const playbook = writeTruePlaybook(dir, options.tasks);
-  const measured = await timeCommand([
-    'node',
-    cliPath,
-    'run',
-    playbook,
-    '-i',
-    options.inventoryPath,
-    '-f',
-    String(options.forks),
-    '--log-format',
-    'json',
-  ]);
-  if (measured.exitCode !== 0)
-    throw new Error(`kubemix run failed (${measured.exitCode}): ${measured.stderr.slice(-800)}`);
-  return {
-    name: options.name ?? `kubemix run (forks ${options.forks})`,
-    wallMs: measured.wallMs,
-    peakRssMb: measured.peakRssMb,
-    exitCode: measured.exitCode,
-    perTaskHostMs: measured.wallMs / (options.tasks * options.hostsCount),
-  };
+  const dir = await makeTempDir('bench-run');
+  try {
+    const playbook = writeTruePlaybook(dir, options.tasks);
+    const measured = await timeCommand([
+      'node',
+      cliPath,
+      'run',
+      playbook,
+      '-i',
+      options.inventoryPath,
+      '-f',
+      String(options.forks),
+      '--log-format',
+      'json',
+    ]);
+    if (measured.exitCode !== 0)
+      throw new Error(`kubemix run failed (${measured.exitCode}): ${measured.stderr.slice(-800)}`);
+    return {
+      name: options.name ?? `kubemix run (forks ${options.forks})`,
+      wallMs: measured.wallMs,
+      peakRssMb: measured.peakRssMb,
+      exitCode: measured.exitCode,
+      perTaskHostMs: measured.wallMs / (options.tasks * options.hostsCount),
+    };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 }

@@ -10,7 +10,9 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { measureCopyThroughput, measureRoundTrips } from '../../fixtures/winrm-server/bench-helpers.js';
+import { beginHygieneRun, endHygieneRun } from '../lab/hygiene-run.js';
 import { startLab } from '../lab/lab.js';
+import { formatLeftovers } from '../lab/leftovers.js';
 import { clusterMakespan } from './cluster-makespan.js';
 import { kubemixRunBench } from './kubemix-run-bench.js';
 import { ansibleBench, execChannelFloor, persistentShellFloor } from './ssh-floors.js';
@@ -156,13 +158,26 @@ async function makespan(): Promise<void> {
   results['makespan'] = result;
 }
 
-if (wanted('ssh')) await sshComparison();
-if (wanted('many')) await manyHosts();
-if (wanted('winrm')) await winrm();
-if (wanted('makespan')) await makespan();
+// The benchmarks start labs, servers and ansible-playbook: like the tests, they must leave nothing
+// behind, and the same check says so (its temp paths go into the run's own directory).
+const hygiene = beginHygieneRun();
+process.env['TMPDIR'] = hygiene.runDir;
+try {
+  if (wanted('ssh')) await sshComparison();
+  if (wanted('many')) await manyHosts();
+  if (wanted('winrm')) await winrm();
+  if (wanted('makespan')) await makespan();
 
-const outDir = fileURLToPath(new URL('../../../bench-results', import.meta.url));
-mkdirSync(outDir, { recursive: true });
-const file = join(outDir, `bench-${String(results['date']).replaceAll(':', '-')}.json`);
-writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
-log(`\nresults written to ${file}`);
+  const outDir = fileURLToPath(new URL('../../../bench-results', import.meta.url));
+  mkdirSync(outDir, { recursive: true });
+  const file = join(outDir, `bench-${String(results['date']).replaceAll(':', '-')}.json`);
+  writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
+  log(`\nresults written to ${file}`);
+} finally {
+  process.env['TMPDIR'] = hygiene.tmp;
+  const left = await endHygieneRun(hygiene);
+  if (left.length > 0) {
+    process.stderr.write(`\nleftover check: the benchmark left things behind\n${formatLeftovers(left)}\n`);
+    process.exitCode = 1;
+  }
+}

@@ -9,14 +9,15 @@
  */
 import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { mkdtemp } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { connect as netConnect } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, type ClientChannel } from 'ssh2';
 import { SshTransport } from '../../src/transport/ssh/index.js';
 import { parseKnownHosts, verifyHostKey } from '../../src/transport/ssh/known-hosts.js';
 import type { InventoryHost } from '../../src/types/inventory.js';
+import { killAll, processesWithEnv } from '../lab/marked-processes.js';
+import { makeTempDir } from '../lab/temp-dir.js';
 
 /** What every floor needs: the lab hosts and how to trust and log in to them. */
 export interface FloorOptions {
@@ -219,46 +220,57 @@ export function writeTruePlaybook(dir: string, tasks: number): string {
 export async function ansibleBench(
   options: AnsibleBenchOptions,
 ): Promise<FloorResult & { exitCode: number | null; output: string }> {
-  const dir = options.workDir ?? (await mkdtemp(join(tmpdir(), 'kmx-ansible-')));
-  const playbook = writeTruePlaybook(dir, options.tasks);
-  writeFileSync(
-    join(dir, 'ansible.cfg'),
-    [
-      '[defaults]',
-      `forks = ${options.forks ?? 10}`,
-      'gathering = explicit',
-      'host_key_checking = True',
-      'retry_files_enabled = False',
-      'interpreter_python = /usr/bin/python3',
-      '[ssh_connection]',
-      'pipelining = True',
-      `ssh_args = -o ControlMaster=auto -o ControlPersist=60s`,
-      `control_path_dir = ${join(dir, 'cp')}`,
-      '',
-    ].join('\n'),
-  );
-  const started = performance.now();
-  const { code, output } = await new Promise<{ code: number | null; output: string }>((resolve, reject) => {
-    const child = spawn('ansible-playbook', ['-i', options.inventoryPath, playbook], {
-      cwd: dir,
-      env: { ...process.env, ANSIBLE_CONFIG: join(dir, 'ansible.cfg'), ANSIBLE_NOCOLOR: '1' },
-      stdio: ['ignore', 'pipe', 'pipe'],
+  const dir = options.workDir ?? (await makeTempDir('ansible'));
+  try {
+    const playbook = writeTruePlaybook(dir, options.tasks);
+    writeFileSync(
+      join(dir, 'ansible.cfg'),
+      [
+        '[defaults]',
+        `forks = ${options.forks ?? 10}`,
+        'gathering = explicit',
+        'host_key_checking = True',
+        'retry_files_enabled = False',
+        'interpreter_python = /usr/bin/python3',
+        '[ssh_connection]',
+        'pipelining = True',
+        `ssh_args = -o ControlMaster=auto -o ControlPersist=60s`,
+        `control_path_dir = ${join(dir, 'cp')}`,
+        '',
+      ].join('\n'),
+    );
+    const started = performance.now();
+    const { code, output } = await new Promise<{ code: number | null; output: string }>((resolve, reject) => {
+      const child = spawn('ansible-playbook', ['-i', options.inventoryPath, playbook], {
+        cwd: dir,
+        // The marker finds the ControlPersist masters ssh leaves running, to stop them afterwards.
+        env: {
+          ...process.env,
+          ANSIBLE_CONFIG: join(dir, 'ansible.cfg'),
+          ANSIBLE_NOCOLOR: '1',
+          KMX_BENCH_ANSIBLE: dir,
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let out = '';
+      child.stdout.on('data', (d: Buffer) => {
+        out += d.toString();
+      });
+      child.stderr.on('data', (d: Buffer) => {
+        out += d.toString();
+      });
+      child.on('error', reject);
+      child.on('close', (c) => resolve({ code: c, output: out }));
     });
-    let out = '';
-    child.stdout.on('data', (d: Buffer) => {
-      out += d.toString();
-    });
-    child.stderr.on('data', (d: Buffer) => {
-      out += d.toString();
-    });
-    child.on('error', reject);
-    child.on('close', (c) => resolve({ code: c, output: out }));
-  });
-  const wall = performance.now() - started;
-  const base = finish(
-    'ansible-playbook',
-    { hosts: new Array(options.hostsCount), tasks: options.tasks } as FloorOptions,
-    wall,
-  );
-  return { ...base, exitCode: code, output: output.slice(-4000) };
+    const wall = performance.now() - started;
+    const base = finish(
+      'ansible-playbook',
+      { hosts: new Array(options.hostsCount), tasks: options.tasks } as FloorOptions,
+      wall,
+    );
+    return { ...base, exitCode: code, output: output.slice(-4000) };
+  } finally {
+    killAll(processesWithEnv('KMX_BENCH_ANSIBLE', dir));
+    if (!options.workDir) await rm(dir, { recursive: true, force: true });
+  }
 }

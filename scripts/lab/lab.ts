@@ -1,11 +1,11 @@
 import { spawn } from 'node:child_process';
 import { closeSync, existsSync, openSync } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import type { InventoryHost } from '../../src/types/inventory.js';
+import { makeTempDir } from './temp-dir.js';
 
 /** Options for {@link startLab}. */
 export interface StartLabOptions {
@@ -96,7 +96,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  */
 export async function startLab(options: StartLabOptions): Promise<Lab> {
   const ownDir = options.dir === undefined;
-  const dir = options.dir ?? (await mkdtemp(join(tmpdir(), 'kmx-lab-')));
+  const dir = options.dir ?? (await makeTempDir('lab'));
   const args = ['start', String(options.count), dir, '--foreground'];
   if (options.noNetns) args.push('--no-netns');
   if (options.natInterface) args.push('--nat-nic');

@@ -14,6 +14,8 @@ export const REDACTED = '***';
  */
 export class Redactor {
   private secrets: string[] = [];
+  /** Whole values (passwords) with the pattern that finds them standing alone. */
+  private wholes: { value: string; pattern: RegExp }[] = [];
 
   /** Learns the secret fragments of a value (a string, or a registered result walked recursively). */
   add(value: unknown): void {
@@ -27,23 +29,43 @@ export class Redactor {
     if (added) this.secrets.sort((a, b) => b.length - a.length);
   }
 
+  /**
+   * Learns a secret that is known as a whole value, such as a password from an inventory: its
+   * fragments as {@link add} does, and the exact value wherever it stands alone (between
+   * non-word characters), however short. A 3-letter password cannot be blanked inside every
+   * longer word without garbling the output, but `password=abc` or a line `abc` is hidden.
+   */
+  addWhole(value: string): void {
+    if (value === '') return;
+    this.add(value);
+    if (this.wholes.some((w) => w.value === value)) return;
+    const escaped = value.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    this.wholes.push({ value, pattern: new RegExp(`(?<![A-Za-z0-9_])${escaped}(?![A-Za-z0-9_])`, 'g') });
+  }
+
   /** True when `value` (walked like {@link add}) contains a known secret anywhere. */
   mentions(value: unknown): boolean {
     if (this.empty) return false;
     const texts: string[] = [];
     collectStrings(value, texts);
-    return texts.some((text) => this.secrets.some((secret) => text.includes(secret)));
+    return texts.some(
+      (text) =>
+        this.secrets.some((secret) => text.includes(secret)) ||
+        this.wholes.some((whole) => new RegExp(whole.pattern.source).test(text)),
+    );
   }
 
   /** True when no secret is known. */
   get empty(): boolean {
-    return this.secrets.length === 0;
+    return this.secrets.length === 0 && this.wholes.length === 0;
   }
 
   /** The text with every known secret replaced by `***`. */
   text(text: string): string {
     let out = text;
     for (const secret of this.secrets) if (out.includes(secret)) out = out.split(secret).join(REDACTED);
+    for (const whole of this.wholes)
+      if (out.includes(whole.value)) out = out.replace(whole.pattern, REDACTED);
     return out;
   }
 

@@ -1,5 +1,7 @@
+import { secretReference } from '../playbook/connection-secrets.js';
 import type { SshTransportOptions } from '../transport/ssh/index.js';
 import type { InventoryHost } from '../types/inventory.js';
+import type { ConnectionSecrets } from './transport-pool.js';
 
 const str = (value: unknown) => (typeof value === 'string' && value !== '' ? value : undefined);
 
@@ -30,9 +32,15 @@ export interface SshDefaults {
  * SSH transport options for an inventory host: address, port, user and credentials from the
  * host; host-key files, policy and jump host from what Ansible users write
  * (ansible_ssh_common_args `-o UserKnownHostsFile=... -o StrictHostKeyChecking=... -o ProxyJump=...`
- * or `-J`), or kubemix_known_hosts / kubemix_ssh_jump.
+ * or `-J`), or kubemix_known_hosts / kubemix_ssh_jump. Passwords: the login password and sudo's
+ * from `secrets` (what the inventory wrote inline or looked up) or from the `_env`/`_file`
+ * references (ansible_password_env, ansible_become_password_file...).
  */
-export function sshOptionsFor(host: InventoryHost, defaults: SshDefaults = {}): SshTransportOptions {
+export function sshOptionsFor(
+  host: InventoryHost,
+  defaults: SshDefaults = {},
+  secrets: ConnectionSecrets = {},
+): SshTransportOptions {
   const vars = host.vars ?? {};
   const args = sshArgs(vars);
   const options: SshTransportOptions = { host: host.name, address: host.address };
@@ -40,6 +48,12 @@ export function sshOptionsFor(host: InventoryHost, defaults: SshDefaults = {}): 
   const user = host.credentials?.user ?? str(vars['ansible_user']);
   if (user) options.user = user;
   if (host.credentials) options.credentials = host.credentials;
+  const password = secretReference(vars, 'ansible_password') ?? secrets.password;
+  if (password !== undefined) options.password = password;
+  const become = secretReference(vars, 'ansible_become_password') ?? secrets.becomePassword;
+  if (become !== undefined) options.becomePassword = become;
+  if (secrets.passphrase !== undefined && !host.credentials?.passphrase)
+    options.passphrase = secrets.passphrase;
   // A list is taken as it is (a spec's one path may hold spaces); a string is OpenSSH's
   // space-separated UserKnownHostsFile list.
   const listed = vars['kubemix_known_hosts'];

@@ -1,8 +1,24 @@
 import type { Transport } from '../transport/types.js';
 import type { InventoryHost } from '../types/inventory.js';
 
-/** Makes a (not yet connected) transport for a host. Injected so the engine never imports a wire. */
-export type TransportFactory = (host: InventoryHost) => Transport;
+/**
+ * Secrets of one host's connection that kubemix already holds: passwords an Ansible inventory
+ * writes inline or looks up (see src/playbook/connection-secrets.ts). Never serialized.
+ */
+export interface ConnectionSecrets {
+  /** SSH password login, or the WinRM account's password. */
+  password?: string;
+  /** sudo's password for become. */
+  becomePassword?: string;
+  /** Passphrase of the SSH private key. */
+  passphrase?: string;
+}
+
+/**
+ * Makes a (not yet connected) transport for a host, with the connection secrets the caller
+ * resolved for it. Injected so the engine never imports a wire.
+ */
+export type TransportFactory = (host: InventoryHost, secrets?: ConnectionSecrets) => Transport;
 
 /**
  * One connected transport per host, opened on first use and reused by every task (what makes

@@ -1,6 +1,7 @@
 import { SecretRefError } from '../errors/index.js';
 import { WinrmTransport, type WinrmTransportOptions } from '../transport/winrm/index.js';
 import type { InventoryHost } from '../types/inventory.js';
+import type { ConnectionSecrets } from './transport-pool.js';
 
 const str = (value: unknown) => (typeof value === 'string' && value !== '' ? value : undefined);
 
@@ -10,12 +11,12 @@ const str = (value: unknown) => (typeof value === 'string' && value !== '' ? val
  * ansible_port) plus kubemix_winrm_ca_file / kubemix_winrm_cert_fingerprint for pinning.
  * Defaults follow Windows: HTTP 5985 with NTLM message encryption; HTTPS means port 5986.
  */
-export function winrmOptionsFor(host: InventoryHost): WinrmTransportOptions {
+export function winrmOptionsFor(host: InventoryHost, secrets: ConnectionSecrets = {}): WinrmTransportOptions {
   const vars = host.vars ?? {};
-  const password = host.credentials?.password;
-  if (!password) {
+  const password = host.credentials?.password ?? secrets.password;
+  if (password === undefined) {
     throw new SecretRefError(
-      `${host.name}: a WinRM host needs credentials.password as { env: VAR } or { file: PATH } (ansible_password_env in inventories)`,
+      `${host.name}: a WinRM host needs credentials.password as { env: VAR } or { file: PATH } (in inventories ansible_password_env, ansible_password_file or ansible_password)`,
     );
   }
   const scheme =
@@ -42,6 +43,6 @@ export function winrmOptionsFor(host: InventoryHost): WinrmTransportOptions {
 }
 
 /** A WinRM transport for a host (its options checked when made, its password read at connect). */
-export function winrmTransportFor(host: InventoryHost): WinrmTransport {
-  return new WinrmTransport(winrmOptionsFor(host));
+export function winrmTransportFor(host: InventoryHost, secrets?: ConnectionSecrets): WinrmTransport {
+  return new WinrmTransport(winrmOptionsFor(host, secrets));
 }

@@ -1,5 +1,6 @@
+import type { InventoryHost } from '../types/inventory.js';
 import { groupHosts } from './inventory.js';
-import type { Inventory } from './types.js';
+import type { Inventory, Playbook } from './types.js';
 
 /** Result of resolving a host pattern: host names in inventory order, plus terms that matched nothing. */
 export interface PatternMatch {
@@ -78,4 +79,15 @@ export function resolveHostPattern(inventory: Inventory, pattern: string | strin
     .map((h) => h.name)
     .filter((h) => union.has(h) && intersections.every((set) => set.has(h)) && !exclusions.has(h));
   return { hosts, unmatched };
+}
+
+/** Hosts some play of the playbook runs on (within `--limit`): the ones whose connections are needed. */
+export function targetedHosts(
+  playbook: Playbook,
+  inventory: Inventory,
+  limit: string | undefined,
+): InventoryHost[] {
+  const names = new Set(playbook.plays.flatMap((play) => resolveHostPattern(inventory, play.hosts).hosts));
+  const limited = limit === undefined ? undefined : new Set(resolveHostPattern(inventory, limit).hosts);
+  return inventory.hosts.filter((h) => names.has(h.name) && (!limited || limited.has(h.name)));
 }

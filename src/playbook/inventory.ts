@@ -1,23 +1,15 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { SpecError } from '../errors/index.js';
+import { isTemplate } from '../template/index.js';
 import type { ConnectionKind, HostCredentials, HostRole, InventoryHost } from '../types/inventory.js';
+import { referenceVariableFor, SECRET_VARIABLE_NAMES, secretReference } from './connection-secrets.js';
 import { inventoryVarProblem } from './inventory-fields.js';
 import type { Inventory, InventoryGroup } from './types.js';
 import { YamlSource } from './yaml-source.js';
 
 const GROUP_KEYS = ['hosts', 'vars', 'children'];
 const ROLES: HostRole[] = ['control-plane', 'worker', 'hypervisor', 'controller'];
-/** Inline secrets are refused: a password must be a reference (`*_env` or `*_file`). */
-const INLINE_SECRETS = [
-  'ansible_password',
-  'ansible_ssh_pass',
-  'ansible_ssh_password',
-  'ansible_become_password',
-  'ansible_become_pass',
-  'ansible_winrm_password',
-  'ansible_ssh_private_key_passphrase',
-];
 const CONNECTIONS: Record<string, ConnectionKind> = {
   ssh: 'ssh',
   paramiko: 'ssh',
@@ -57,10 +49,14 @@ const isRecord = (v: unknown): v is Record<string, unknown> =>
 
 /**
  * Parses an Ansible YAML inventory (all/children/hosts/vars). Every problem is reported at
- * once as a SpecError with file, path and line:column. Passwords are never accepted inline.
+ * once as a SpecError with file, path and line:column. Passwords written inline
+ * (`ansible_password: s3cret`) work as in Ansible, with one warning line in `warnings`.
  */
 export function parseInventory(text: string, file = 'inventory.yml'): Inventory {
   const source = new YamlSource(file, text);
+  const inlineSecrets: string[] = [];
+  const checkVars = (vars: Record<string, unknown>, path: Array<string | number>) =>
+    checkInventoryVars(source, vars, path, inlineSecrets);
   const root = source.value();
   const groups: Record<string, InventoryGroup> = {};
   const hostVars: Record<string, Record<string, unknown>> = {};
@@ -83,7 +79,7 @@ export function parseInventory(text: string, file = 'inventory.yml'): Inventory 
         });
     }
     if (def['vars'] !== undefined && def['vars'] !== null) {
-      if (isRecord(def['vars'])) Object.assign(group.vars, checkVars(source, def['vars'], [...path, 'vars']));
+      if (isRecord(def['vars'])) Object.assign(group.vars, checkVars(def['vars'], [...path, 'vars']));
       else source.report([...path, 'vars'], 'vars must be a mapping');
     }
     const hosts = def['hosts'];
@@ -104,7 +100,7 @@ export function parseInventory(text: string, file = 'inventory.yml'): Inventory 
             }
             if (name !== 'all' && !(host in firstGroup)) firstGroup[host] = name;
             if (!group.hosts.includes(host)) group.hosts.push(host);
-            if (vars) Object.assign(hostVars[host]!, checkVars(source, vars, hostPath));
+            if (vars) Object.assign(hostVars[host]!, checkVars(vars, hostPath));
           }
         }
       }
@@ -145,6 +141,8 @@ export function parseInventory(text: string, file = 'inventory.yml'): Inventory 
 
   const groupVars = Object.fromEntries(Object.values(groups).map((g) => [g.name, g.vars]));
   const inventory: Inventory = { hosts: [], groups, hostVars, groupVars };
+  const warning = inlineSecretsWarning(file, inlineSecrets);
+  if (warning) inventory.warnings = [warning];
   for (const name of hostOrder)
     inventory.hosts.push(
       toInventoryHost(name, effectiveVars(inventory, name), firstGroup[name] ?? 'ungrouped'),
@@ -166,21 +164,29 @@ export async function loadInventory(path: string): Promise<Inventory> {
   return parseInventory(text, path);
 }
 
-function checkVars(
+/**
+ * One line for every inline secret of an inventory: where they are, and the reference forms that
+ * keep them out of the file (Ansible's own docs say never to store them in plain text).
+ */
+function inlineSecretsWarning(file: string, paths: string[]): string | undefined {
+  if (paths.length === 0) return undefined;
+  const bases = [...new Set(paths.map((p) => referenceVariableFor(p.split('.').at(-1) ?? '')))];
+  const forms = bases.map((b) => `${b}_env: VAR / ${b}_file: PATH`).join(', ');
+  return `${file}: warning: inline password in ${paths.join(', ')}: anyone who can read the file can read it; use ${forms} or "{{ lookup('env', 'VAR') }}" instead`;
+}
+
+function checkInventoryVars(
   source: YamlSource,
   vars: Record<string, unknown>,
   path: Array<string | number>,
+  inlineSecrets: string[],
 ): Record<string, unknown> {
   for (const [key, value] of Object.entries(vars)) {
     const fieldProblem = inventoryVarProblem(key, value);
     if (fieldProblem) source.report([...path, key], fieldProblem);
-    if (INLINE_SECRETS.includes(key)) {
-      source.report(
-        [...path, key],
-        `${key} is not accepted inline: secrets are references; use ${key}_env: VAR_NAME or ${key}_file: PATH`,
-        { key: true },
-      );
-    }
+    // A template (a lookup, another variable) is evaluated when the run starts; a literal is inline.
+    if (SECRET_VARIABLE_NAMES.has(key) && value !== null && !(typeof value === 'string' && isTemplate(value)))
+      inlineSecrets.push([...path, key].join('.'));
     if (key === 'ansible_port' || key === 'ansible_ssh_port') {
       if (
         !(typeof value === 'number' && Number.isInteger(value) && value >= 1 && value <= 65535) &&
@@ -300,12 +306,10 @@ export function toInventoryHost(name: string, vars: Record<string, unknown>, gro
   if (user) credentials.user = user;
   const key = str(vars['ansible_ssh_private_key_file']) ?? str(vars['ansible_private_key_file']);
   if (key) credentials.privateKey = { file: key };
-  const passwordEnv = str(vars['ansible_password_env']);
-  const passwordFile = str(vars['ansible_password_file']);
-  if (passwordEnv) credentials.password = { env: passwordEnv };
-  else if (passwordFile) credentials.password = { file: passwordFile };
-  const passphraseEnv = str(vars['ansible_ssh_private_key_passphrase_env']);
-  if (passphraseEnv) credentials.passphrase = { env: passphraseEnv };
+  const password = secretReference(vars, 'ansible_password');
+  if (password) credentials.password = password;
+  const passphrase = secretReference(vars, 'ansible_ssh_private_key_passphrase');
+  if (passphrase) credentials.passphrase = passphrase;
   if (Object.keys(credentials).length > 0) host.credentials = credentials;
   const policy = str(vars['kubemix_host_key_policy']);
   if (policy === 'strict' || policy === 'accept-new') host.hostKeyPolicy = policy;

@@ -10,8 +10,9 @@ import { type TransportFactory, TransportPool } from '../executor/transport-pool
 import { renderString, renderValue } from '../template/index.js';
 import type { RunEvent, RunEventListener, RunStatus, StepStatus } from '../types/events.js';
 import type { InventoryHost } from '../types/inventory.js';
+import { resolveConnectionSecrets } from './connection-secrets.js';
 import { executeTask, OMIT, type TaskOutcome } from './execute-task.js';
-import { resolveHostPattern } from './host-pattern.js';
+import { resolveHostPattern, targetedHosts } from './host-pattern.js';
 import { groupHosts, groupsOfHost } from './inventory.js';
 import { loadPlaybook } from './parse-playbook.js';
 import { EXIT, emptyStats, exitCodeFor, type HostStats } from './recap.js';
@@ -106,9 +107,16 @@ export async function runPlaybook(options: RunPlaybookOptions): Promise<Playbook
   const redactor = new Redactor();
   const emit = (event: DistributiveOmit<RunEvent, 'time'>) =>
     options.onEvent?.(redactor.event({ ...event, time: new Date().toISOString() } as RunEvent));
+  // The inventory's connection passwords are hidden the same way, from the first event on, and
+  // one that cannot be resolved (an unset variable in a lookup) stops the run before it starts.
+  const secrets = resolveConnectionSecrets(targetedHosts(playbook, inventory, options.limit), {
+    playbookDir: playbook.dir,
+  });
+  for (const value of secrets.values) redactor.addWhole(value);
+  const transports: TransportFactory = (host) => options.transports(host, secrets.byHost.get(host.name));
   const extraVars = options.extraVars ?? {};
   const forks = options.forks ?? 5;
-  const pool = options.pool ?? new TransportPool(options.transports);
+  const pool = options.pool ?? new TransportPool(transports);
   const stats: Record<string, HostStats> = {};
   const records: TaskRecord[] = [];
   const facts: Record<string, Record<string, unknown>> = {};

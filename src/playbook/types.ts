@@ -108,4 +108,6 @@ export interface Inventory {
   hostVars: Record<string, Record<string, unknown>>;
   /** Group variables as written, by group. */
   groupVars: Record<string, Record<string, unknown>>;
+  /** Things that work but deserve a line on stderr (inline passwords), one line each. */
+  warnings?: string[];
 }

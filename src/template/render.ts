@@ -1,6 +1,6 @@
-import { readFileSync } from 'node:fs';
 import { KubemixError } from '../errors/index.js';
 import { FILTERS, FilterError, pythonTruthy, TESTS } from './filters.js';
+import { lookup } from './lookups.js';
 import { installMemberGuard } from './member-guard.js';
 import { type NjEnvironment, type NjTemplate, nunjucks, transformer } from './nunjucks-internals.js';
 import { installPythonMethods } from './python-methods.js';
@@ -50,11 +50,7 @@ function createEnvironment(): NjEnvironment {
     state.captured = value;
     return '';
   });
-  env.addGlobal('lookup', (kind: string, ...terms: string[]) => {
-    if (kind === 'env') return terms.map((t) => process.env[t] ?? '').join(',');
-    if (kind === 'file') return terms.map((t) => readFileSync(t, 'utf8').replace(/\n$/, '')).join(',');
-    throw new FilterError(`lookup plugin "${kind}" is not supported (supported: env, file)`);
-  });
+  env.addGlobal('lookup', lookup);
   return env;
 }
 

@@ -1,5 +1,4 @@
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -16,6 +15,7 @@ import { loadSpec } from '../../src/spec/index.js';
 import { type ClusterSpecInput, clusterSpecSchema } from '../../src/spec/schema.js';
 import { renderString } from '../../src/template/index.js';
 import { loadVersions } from '../../src/versions/versions.js';
+import { testTempDir } from '../helpers/temp.js';
 
 const list = loadArtifactsFile();
 
@@ -311,7 +311,7 @@ artifacts:
 
 describe('spec artifacts.dir', () => {
   it('is resolved against the spec file and reaches the playbooks as artifacts_dir', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'kmx-artifacts-spec-'));
+    const dir = await testTempDir('artifacts-spec');
     const path = join(dir, 'lab.yaml');
     await writeFile(
       path,

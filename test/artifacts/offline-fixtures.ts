@@ -1,15 +1,15 @@
-import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import type { Artifact } from '../../src/artifacts/index.js';
+import { testTempDir } from '../helpers/temp.js';
 
 /** A real (tiny) Debian package made with dpkg-deb: control fields only and one doc file. */
 export async function buildDeb(
   path: string,
   pkg: { name: string; version: string; depends?: string[] },
 ): Promise<void> {
-  const root = await mkdtemp(join(tmpdir(), 'kmx-deb-'));
+  const root = await testTempDir('deb');
   await mkdir(join(root, 'DEBIAN'));
   await mkdir(join(root, 'usr/share/doc', pkg.name), { recursive: true });
   await writeFile(join(root, 'usr/share/doc', pkg.name, 'README'), `kubemix test package ${pkg.name}\n`);
@@ -37,7 +37,7 @@ export async function buildImageArchive(
   ref: string,
   format: 'docker' | 'oci' = 'docker',
 ): Promise<void> {
-  const root = await mkdtemp(join(tmpdir(), 'kmx-image-'));
+  const root = await testTempDir('image');
   if (format === 'docker') {
     await writeFile(
       join(root, 'manifest.json'),

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { HostState, LabConfig } from '../../fixtures/lab/standins/runtime.js';
-import { tempDir } from '../lab/helpers.js';
+import { testTempDir } from '../helpers/temp.js';
 import { buildDeb, buildImageArchive } from './offline-fixtures.js';
 
 // The Linux stand-ins' offline additions, run as the compiled programs (npm run build) with a
@@ -25,7 +25,7 @@ const hostState = async () =>
   JSON.parse(await readFile(join(root, 'var/lib/kubemix-lab/host.json'), 'utf8')) as HostState;
 
 beforeEach(async () => {
-  root = await tempDir('kmx-offline-standins-');
+  root = await testTempDir('offline-standins');
   await mkdir(join(root, 'var/lib/kubemix-lab'), { recursive: true });
   config = join(root, 'lab.json');
   const lab: LabConfig = { stateDir: join(root, 'cluster'), root, nodeName: 'node1', address: '10.9.0.2' };
@@ -34,7 +34,7 @@ beforeEach(async () => {
 
 describe('apt-get install of local .deb files', () => {
   it('installs the packages the files carry, with their dependencies given as files too', async () => {
-    const dir = await tempDir('kmx-debs-');
+    const dir = await testTempDir('debs');
     const files = {
       kubelet: join(dir, 'kubelet_1.31.2-1.1_amd64.deb'),
       cni: join(dir, 'kubernetes-cni_1.5.1-1.1_amd64.deb'),
@@ -70,7 +70,7 @@ describe('apt-get install of local .deb files', () => {
   });
 
   it('refuses a file whose dependency no file brings and no repository offers', async () => {
-    const dir = await tempDir('kmx-debs-');
+    const dir = await testTempDir('debs');
     const kubeadm = join(dir, 'kubeadm_1.31.2-1.1_amd64.deb');
     await buildDeb(kubeadm, { name: 'kubeadm', version: '1.31.2-1.1', depends: ['cri-tools (>= 1.28.0)'] });
     const r = await tool('apt-get', ['install', '-y', kubeadm]);
@@ -87,7 +87,7 @@ describe('apt-get install of local .deb files', () => {
 describe('ctr -n k8s.io images import', () => {
   it('records the images of docker-save and OCI archives on the node', async () => {
     await tool('apt-get', ['install', '-y', 'containerd']);
-    const dir = await tempDir('kmx-images-');
+    const dir = await testTempDir('images');
     await buildImageArchive(join(dir, 'flannel.tar'), 'flannel/flannel:v0.25.7', 'docker');
     await buildImageArchive(join(dir, 'pause.tar'), 'registry.k8s.io/pause:3.10', 'oci');
     for (const f of ['flannel.tar', 'pause.tar']) {

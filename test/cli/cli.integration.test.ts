@@ -1,6 +1,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { testTempDirSync } from '../helpers/temp.js';
 import { runCli, tempHome } from './run-cli.js';
 
 const localSpec = 'fixtures/cli/local-static.yaml';
@@ -195,9 +196,7 @@ describe('kubemix up / status on a local static cluster', () => {
 
 describe('kubemix run', () => {
   it('runs a playbook on local inventory hosts and prints a PLAY RECAP', async () => {
-    const { mkdtempSync } = await import('node:fs');
-    const { tmpdir } = await import('node:os');
-    const work = mkdtempSync(join(tmpdir(), 'kubemix-run-'));
+    const work = testTempDirSync('run');
     const { createServer } = await import('node:net');
     const server = createServer((socket) => socket.end());
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -1,15 +1,14 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
+import { testTempDirSync } from '../helpers/temp.js';
 
 /** Repository root, from this file's place in test/cli. */
 export const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 const cliPath = join(repoRoot, 'dist/src/cli/main.js');
 
 /** A fresh KUBEMIX_HOME so tests never share cluster directories. */
-export const tempHome = () => mkdtempSync(join(tmpdir(), 'kubemix-cli-'));
+export const tempHome = () => testTempDirSync('cli');
 
 /** Runs the built CLI the way a user does (CI=true: plain lines). Needs `npm run build` first (npm test does it). */
 export function runCli(args: string[], options: { home: string; env?: Record<string, string> }) {

@@ -1,11 +1,11 @@
-import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir, readFile, rm, stat } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { type MixedClusterLab, startMixedClusterLab } from '../../fixtures/cluster-lab/mixed-lab.js';
+import { testTempDir } from '../helpers/temp.js';
 
 // What a 3-controller `kubemix up` leaves behind, run the way a careless machine would run it:
 // with umask 000. No secret (bootstrap tokens, the --upload-certs certificate key, the Windows
@@ -18,7 +18,7 @@ let lab: MixedClusterLab;
 let root: string;
 
 beforeAll(async () => {
-  root = await mkdtemp(join(tmpdir(), 'kmx-secrets-e2e-'));
+  root = await testTempDir('secrets-e2e');
   lab = await startMixedClusterLab({
     controllers: 3,
     linuxWorkers: 1,

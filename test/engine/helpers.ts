@@ -1,15 +1,10 @@
 import { readFileSync } from 'node:fs';
-import { mkdtemp, readFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFile } from 'node:fs/promises';
 import type { TransportFactory } from '../../src/executor/transport-pool.js';
 import { LocalTransport } from '../../src/transport/local/index.js';
 import type { RunEvent } from '../../src/types/events.js';
 import type { InventoryHost } from '../../src/types/inventory.js';
 import type { Plan, PlanStep, PlanTask } from '../../src/types/plan.js';
-
-/** A fresh directory for one test's cluster state and marker files. */
-export const tempDir = (prefix = 'kubemix-engine-') => mkdtemp(join(tmpdir(), prefix));
 
 /** Local "hosts": distinct inventory names, all run as local processes. */
 export function localHosts(...names: string[]): InventoryHost[] {

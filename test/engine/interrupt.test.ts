@@ -3,21 +3,12 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readState, runPlan } from '../../src/engine/index.js';
-import {
-  isRunning,
-  lines,
-  localTransports,
-  makePlan,
-  recorder,
-  shell,
-  task,
-  tempDir,
-  waitFor,
-} from './helpers.js';
+import { testTempDir } from '../helpers/temp.js';
+import { isRunning, lines, localTransports, makePlan, recorder, shell, task, waitFor } from './helpers.js';
 
 describe('Ctrl-C (abort signal)', () => {
   it('kills running commands, records completed tasks only, ends interrupted and releases the lock', async () => {
-    const dir = await tempDir();
+    const dir = await testTempDir('engine');
     const clusterDir = join(dir, 'cluster');
     const plan = makePlan([
       task('a', [], ['localhost'], [shell('a', `echo a >> ${dir}/log`)]),
@@ -71,7 +62,7 @@ describe('Ctrl-C (abort signal)', () => {
   });
 
   it('does not retry an attempt that was interrupted', async () => {
-    const dir = await tempDir();
+    const dir = await testTempDir('engine');
     const plan = makePlan([
       task(
         't',
@@ -96,7 +87,7 @@ describe('Ctrl-C (abort signal)', () => {
   });
 
   it('starts nothing when the signal is already aborted', async () => {
-    const dir = await tempDir();
+    const dir = await testTempDir('engine');
     const plan = makePlan([task('t', [], ['localhost'], [shell('x', `touch ${dir}/ran`)])]);
     const summary = await runPlan({
       plan,

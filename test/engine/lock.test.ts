@@ -6,7 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { acquireLock, runPlan } from '../../src/engine/index.js';
 import { isProcessAlive } from '../../src/engine/lock.js';
 import { ClusterLockedError } from '../../src/errors/index.js';
-import { localTransports, makePlan, shell, task, tempDir, waitFor } from './helpers.js';
+import { testTempDir } from '../helpers/temp.js';
+import { localTransports, makePlan, shell, task, waitFor } from './helpers.js';
 
 /** The pid of a process that has exited (so nobody holds it right now). */
 function deadPid(): number {
@@ -18,7 +19,7 @@ function deadPid(): number {
 
 describe('cluster lock', () => {
   it('holds our pid and is refused to a second holder until released', async () => {
-    const dir = await tempDir();
+    const dir = await testTempDir('engine');
     const lock = await acquireLock(dir);
     expect((await readFile(join(dir, 'lock'), 'utf8')).trim()).toBe(String(process.pid));
     await expect(acquireLock(dir)).rejects.toThrow(ClusterLockedError);
@@ -29,7 +30,7 @@ describe('cluster lock', () => {
   });
 
   it('takes over a stale lock left by a dead process', async () => {
-    const dir = await tempDir();
+    const dir = await testTempDir('engine');
     await writeFile(join(dir, 'lock'), `${deadPid()}\n`);
     const lock = await acquireLock(dir);
     expect((await readFile(join(dir, 'lock'), 'utf8')).trim()).toBe(String(process.pid));
@@ -37,7 +38,7 @@ describe('cluster lock', () => {
   });
 
   it('refuses a second run on the same cluster while the first runs, then the first finishes', async () => {
-    const dir = await tempDir();
+    const dir = await testTempDir('engine');
     const clusterDir = join(dir, 'cluster');
     const plan = makePlan([
       task(
@@ -58,7 +59,7 @@ describe('cluster lock', () => {
   });
 
   it('is released after a failed run', async () => {
-    const dir = await tempDir();
+    const dir = await testTempDir('engine');
     const plan = makePlan([task('bad', [], ['localhost'], [shell('x', 'exit 1')])]);
     expect((await runPlan({ plan, clusterDir: dir, transports: localTransports })).status).toBe('failed');
     expect(existsSync(join(dir, 'lock'))).toBe(false);

@@ -1,13 +1,13 @@
-import { mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ensurePrivateDir, writePrivateFile } from '../../src/engine/private-files.js';
+import { testTempDir } from '../helpers/temp.js';
 
 let work: string;
 let umask: number;
 beforeEach(async () => {
-  work = await mkdtemp(join(tmpdir(), 'kmx-private-'));
+  work = await testTempDir('private');
   // The careless machine: everything created would be world-readable and writable.
   umask = process.umask(0o000);
 });

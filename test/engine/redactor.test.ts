@@ -23,6 +23,24 @@ describe('Redactor', () => {
     expect(redactor.mentions({ stdout: 'joined' })).toBe(false);
   });
 
+  it('hides a password too short to be a fragment wherever it stands as a whole value', () => {
+    const redactor = new Redactor();
+    redactor.add('Zq9');
+    expect(redactor.text('password: Zq9')).toBe('password: Zq9');
+    redactor.addWhole('Zq9');
+    expect(redactor.text('password: Zq9\nZq9\n"Zq9" key=Zq9 \'Zq9\'')).toBe(
+      'password: ***\n***\n"***" key=*** \'***\'',
+    );
+    // Inside longer words it stays: blanking every "Zq9" would garble unrelated output.
+    expect(redactor.text('xZq9y Zq9x _Zq9')).toBe('xZq9y Zq9x _Zq9');
+    expect(redactor.mentions({ stdout: 'sudo Zq9' })).toBe(true);
+    expect(redactor.mentions({ stdout: 'Zq99' })).toBe(false);
+    redactor.addWhole('a.b+(c');
+    expect(redactor.text('pw=a.b+(c; not aXb+(c')).toBe('pw=***; not aXb+(c');
+    redactor.addWhole('correct horse battery staple');
+    expect(redactor.text('said correct horse battery staple.')).toBe('said ***.');
+  });
+
   it('redacts command, stdout and stderr of results inside events', () => {
     const redactor = new Redactor();
     redactor.add('s3cret');

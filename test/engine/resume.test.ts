@@ -2,7 +2,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readState, runPlan } from '../../src/engine/index.js';
 import type { Plan } from '../../src/types/plan.js';
-import { lines, localTransports, makePlan, recorder, shell, task, tempDir } from './helpers.js';
+import { testTempDir } from '../helpers/temp.js';
+import { lines, localTransports, makePlan, recorder, shell, task } from './helpers.js';
 
 /** a -> b -> c, and x independent; every task appends its name to a log when it runs. */
 function chain(dir: string, marker = ''): Plan {
@@ -17,7 +18,7 @@ function chain(dir: string, marker = ''): Plan {
 
 describe('stop and resume', () => {
   it('stopAfter runs the task and its ancestors only; a re-run resumes after it', async () => {
-    const dir = await tempDir();
+    const dir = await testTempDir('engine');
     const clusterDir = join(dir, 'cluster');
     const plan = chain(dir);
     const first = recorder();
@@ -53,7 +54,7 @@ describe('stop and resume', () => {
   });
 
   it('stopBefore stops before the task starts', async () => {
-    const dir = await tempDir();
+    const dir = await testTempDir('engine');
     const events = recorder();
     const summary = await runPlan({
       plan: chain(dir),
@@ -68,7 +69,7 @@ describe('stop and resume', () => {
   });
 
   it('resumes after a failure: done tasks are skipped, the failed one runs again', async () => {
-    const dir = await tempDir();
+    const dir = await testTempDir('engine');
     const clusterDir = join(dir, 'cluster');
     const plan = makePlan([
       task('a', [], ['localhost'], [shell('a', `echo a >> ${dir}/log`)]),
@@ -86,7 +87,7 @@ describe('stop and resume', () => {
   });
 
   it('from redoes the task and everything that depends on it', async () => {
-    const dir = await tempDir();
+    const dir = await testTempDir('engine');
     const clusterDir = join(dir, 'cluster');
     await runPlan({ plan: chain(dir), clusterDir, transports: localTransports });
     const events = recorder();
@@ -108,7 +109,7 @@ describe('stop and resume', () => {
   });
 
   it('from with stopAfter redoes only up to the stop', async () => {
-    const dir = await tempDir();
+    const dir = await testTempDir('engine');
     const clusterDir = join(dir, 'cluster');
     await runPlan({ plan: chain(dir), clusterDir, transports: localTransports });
     const events = recorder();
@@ -127,7 +128,7 @@ describe('stop and resume', () => {
   });
 
   it('notices a changed task and runs it and its dependents again', async () => {
-    const dir = await tempDir();
+    const dir = await testTempDir('engine');
     const clusterDir = join(dir, 'cluster');
     const original = chain(dir);
     await runPlan({ plan: original, clusterDir, transports: localTransports });

@@ -6,7 +6,8 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { readState, runPlan } from '../../src/engine/index.js';
 import { isProcessAlive } from '../../src/engine/lock.js';
-import { lines, localTransports, makePlan, recorder, shell, task, tempDir, waitFor } from './helpers.js';
+import { testTempDir } from '../helpers/temp.js';
+import { lines, localTransports, makePlan, recorder, shell, task, waitFor } from './helpers.js';
 
 const child = fileURLToPath(new URL('../../dist/fixtures/engine/run-plan-child.js', import.meta.url));
 const cleanups: Array<() => void> = [];
@@ -21,7 +22,7 @@ afterEach(() => {
 
 describe('a run killed with SIGKILL mid-task', () => {
   it('leaves an intact state file and resumes with the interrupted task', async () => {
-    const dir = await tempDir();
+    const dir = await testTempDir('engine');
     const clusterDir = join(dir, 'cluster');
     const log = (name: string) => `echo ${name} >> ${dir}/log`;
     const quick = Array.from({ length: 8 }, (_, i) =>

@@ -5,7 +5,8 @@ import { THROTTLE_NOT_INTEGER } from '../../src/engine/throttle.js';
 import { createPlaybookStepExecutor } from '../../src/executor/playbook-step-executor.js';
 import { parseTaskFile } from '../../src/playbook/parse-playbook.js';
 import { planStepFromTask } from '../../src/playbook/plan-step.js';
-import { lines, localHosts, localTransports, makePlan, recorder, task, tempDir } from './helpers.js';
+import { testTempDir } from '../helpers/temp.js';
+import { lines, localHosts, localTransports, makePlan, recorder, task } from './helpers.js';
 
 const HOSTS = ['h1', 'h2', 'h3', 'h4'];
 
@@ -39,7 +40,7 @@ const maxOf = async (path: string) => Math.max(...(await lines(path)).map(Number
 
 describe('runPlan with throttle (Ansible keyword, from a task file)', () => {
   it('runs a `throttle: 1` step on one host at a time while the same hosts run other steps in parallel', async () => {
-    const dir = await tempDir();
+    const dir = await testTempDir('throttle');
     const { summary } = await runTaskFile(
       dir,
       // Hosts leave a throttled step one by one, so the step with the largest limit comes first.
@@ -55,14 +56,14 @@ describe('runPlan with throttle (Ansible keyword, from a task file)', () => {
   });
 
   it('never lets throttle raise the number of hosts above forks', async () => {
-    const dir = await tempDir();
+    const dir = await testTempDir('throttle');
     const { summary } = await runTaskFile(dir, probeTask(dir, 'wide', '4'), 2);
     expect(summary.status).toBe('succeeded');
     expect(await maxOf(join(dir, 'counts.wide'))).toBe(2);
   });
 
   it("fails the step on every host, with Ansible's words, when throttle is not an integer", async () => {
-    const dir = await tempDir();
+    const dir = await testTempDir('throttle');
     const { summary, events } = await runTaskFile(dir, probeTask(dir, 'bad', '"{{ not_rendered }}"'));
     expect(summary.status).toBe('failed');
     expect(summary.error).toContain(THROTTLE_NOT_INTEGER);

@@ -4,11 +4,12 @@ import { describe, expect, it } from 'vitest';
 import { runPlan } from '../../src/engine/index.js';
 import { ConnectionError, InternalError, UsageError } from '../../src/errors/index.js';
 import type { TransportFactory } from '../../src/executor/transport-pool.js';
-import { lines, localHosts, localTransports, makePlan, recorder, shell, task, tempDir } from './helpers.js';
+import { testTempDir } from '../helpers/temp.js';
+import { lines, localHosts, localTransports, makePlan, recorder, shell, task } from './helpers.js';
 
 describe('runPlan scheduling', () => {
   it('never starts a task before everything it needs has finished', async () => {
-    const dir = await tempDir();
+    const dir = await testTempDir('engine');
     const stamp = (name: string) =>
       shell(name, `date +%s%N > ${dir}/${name}.start; sleep 0.2; date +%s%N > ${dir}/${name}.end`);
     const plan = makePlan([
@@ -38,7 +39,7 @@ describe('runPlan scheduling', () => {
   });
 
   it('runs at most `forks` (task, host) units at once across tasks', async () => {
-    const dir = await tempDir();
+    const dir = await testTempDir('engine');
     const names = ['h1', 'h2', 'h3', 'h4', 'h5', 'h6'];
     // mkdir is atomic: each unit registers itself, counts the registered units, then leaves.
     const probe = (label: string) =>
@@ -73,7 +74,7 @@ describe('runPlan scheduling', () => {
   });
 
   it('runs the steps of a host in order and the hosts of a task in parallel', async () => {
-    const dir = await tempDir();
+    const dir = await testTempDir('engine');
     const plan = makePlan(
       [
         task(
@@ -98,7 +99,7 @@ describe('runPlan scheduling', () => {
   });
 
   it('runs runOnce steps on the first host only and shares what they register', async () => {
-    const dir = await tempDir();
+    const dir = await testTempDir('engine');
     const plan = makePlan(
       [
         task(
@@ -127,7 +128,7 @@ describe('runPlan scheduling', () => {
 
 describe('runPlan failures', () => {
   it('fails a task that is not implemented yet, and skips what depends on it', async () => {
-    const dir = await tempDir();
+    const dir = await testTempDir('engine');
     const plan = makePlan([
       task('init-control-plane', [], ['localhost'], [], { implemented: false }),
       task('install-flannel', ['init-control-plane'], ['localhost'], [shell('x', 'true')]),
@@ -151,7 +152,7 @@ describe('runPlan failures', () => {
   });
 
   it('says which host, task and step failed, what ran, the exit code and the end of stderr', async () => {
-    const dir = await tempDir();
+    const dir = await testTempDir('engine');
     const plan = makePlan(
       [
         task(
@@ -183,7 +184,7 @@ describe('runPlan failures', () => {
   });
 
   it('starts nothing new after a failure but lets a running independent branch finish', async () => {
-    const dir = await tempDir();
+    const dir = await testTempDir('engine');
     const plan = makePlan([
       task('bad', [], ['localhost'], [shell('fail', 'sleep 0.1; exit 1')]),
       task('slow', [], ['localhost'], [shell('slow', `sleep 0.6; touch ${dir}/slow.done`)]),
@@ -201,7 +202,7 @@ describe('runPlan failures', () => {
   });
 
   it('continues past a failed step with ignoreErrors', async () => {
-    const dir = await tempDir();
+    const dir = await testTempDir('engine');
     const plan = makePlan([
       task(
         't',
@@ -224,7 +225,7 @@ describe('runPlan failures', () => {
   });
 
   it('fails a step whose module does not exist, naming the module', async () => {
-    const dir = await tempDir();
+    const dir = await testTempDir('engine');
     const plan = makePlan([
       task('t', [], ['localhost'], [{ name: 'odd', module: 'no_such_module', args: {}, retries: 3 }]),
     ]);
@@ -242,7 +243,7 @@ describe('runPlan failures', () => {
   });
 
   it('reports a host that cannot be connected as unreachable, naming it', async () => {
-    const dir = await tempDir();
+    const dir = await testTempDir('engine');
     // A factory whose connection to one host is refused, as an SSH factory would be.
     const transports: TransportFactory = (host) => {
       if (host.name === 'offline') throw new ConnectionError(host.name, 'connect ECONNREFUSED 127.0.0.1:22');
@@ -276,7 +277,7 @@ describe('runPlan input checks', () => {
   ] as const)(
     'rejects an unknown %s task name, listing the valid ones, before anything runs',
     async (option, flag) => {
-      const dir = await tempDir();
+      const dir = await testTempDir('engine');
       const run = runPlan({
         plan,
         clusterDir: join(dir, 'c'),
@@ -290,7 +291,7 @@ describe('runPlan input checks', () => {
   );
 
   it('rejects a cycle and an unknown need as planner bugs', async () => {
-    const dir = await tempDir();
+    const dir = await testTempDir('engine');
     const cyclic = makePlan([task('a', ['c'], [], []), task('b', ['a'], [], []), task('c', ['b'], [], [])]);
     await expect(runPlan({ plan: cyclic, clusterDir: dir, transports: localTransports })).rejects.toThrow(
       InternalError,
@@ -309,14 +310,14 @@ describe('runPlan input checks', () => {
   });
 
   it('rejects a forks value that is not a positive integer', async () => {
-    const dir = await tempDir();
+    const dir = await testTempDir('engine');
     await expect(runPlan({ plan, clusterDir: dir, transports: localTransports, forks: 0 })).rejects.toThrow(
       UsageError,
     );
   });
 
   it('treats a task without hosts as done and moves on', async () => {
-    const dir = await tempDir();
+    const dir = await testTempDir('engine');
     const events = recorder();
     const summary = await runPlan({
       plan: makePlan([
@@ -335,7 +336,7 @@ describe('runPlan input checks', () => {
 
 describe('runPlan event listeners', () => {
   it('finishes the run, saves state and releases the lock before reporting a listener that throws', async () => {
-    const dir = await tempDir();
+    const dir = await testTempDir('engine');
     const plan = makePlan([task('a', [], ['localhost'], [shell('x', `touch ${dir}/ran`)])]);
     const onEvent = () => {
       throw new Error('renderer broke');

@@ -2,7 +2,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { backoffDelay, MAX_RETRY_DELAY_MS, runPlan, type StepExecutor } from '../../src/engine/index.js';
 import { moduleStepExecutor } from '../../src/engine/module-step-executor.js';
-import { lines, localTransports, makePlan, recorder, shell, task, tempDir } from './helpers.js';
+import { testTempDir } from '../helpers/temp.js';
+import { lines, localTransports, makePlan, recorder, shell, task } from './helpers.js';
 
 /** A command that fails until it has run `okAt` times, counting runs in a file. */
 const flaky = (counter: string, okAt: number) =>
@@ -10,7 +11,7 @@ const flaky = (counter: string, okAt: number) =>
 
 describe('step retries', () => {
   it('retries a failing step with doubling delays until it succeeds', async () => {
-    const dir = await tempDir();
+    const dir = await testTempDir('engine');
     const plan = makePlan([
       task('t', [], ['localhost'], [shell('flaky', flaky(join(dir, 'n'), 3), { retries: 4, delayMs: 20 })]),
     ]);
@@ -34,7 +35,7 @@ describe('step retries', () => {
   });
 
   it('fails once the retries are used up, reporting the last attempt', async () => {
-    const dir = await tempDir();
+    const dir = await testTempDir('engine');
     const plan = makePlan([
       task('t', [], ['localhost'], [shell('flaky', flaky(join(dir, 'n'), 10), { retries: 2, delayMs: 5 })]),
     ]);
@@ -61,7 +62,7 @@ describe('step retries', () => {
 
 describe('step timeouts', () => {
   it('kills an attempt that outlives timeoutMs and reports it as timed out', async () => {
-    const dir = await tempDir();
+    const dir = await testTempDir('engine');
     const plan = makePlan([task('t', [], ['localhost'], [shell('hang', 'sleep 30', { timeoutMs: 300 })])]);
     const events = recorder();
     const summary = await runPlan({
@@ -81,7 +82,7 @@ describe('step timeouts', () => {
   });
 
   it('gives every attempt its own time limit', async () => {
-    const dir = await tempDir();
+    const dir = await testTempDir('engine');
     const counter = join(dir, 'n');
     // Hangs on the first attempt only.
     const cmd = `n=$(cat ${counter} 2>/dev/null || echo 0); n=$((n+1)); echo $n > ${counter}; [ $n -ge 2 ] || sleep 30`;
@@ -100,7 +101,7 @@ describe('step timeouts', () => {
   });
 
   it('also stops an executor that ignores timeoutMs, through the attempt signal', async () => {
-    const dir = await tempDir();
+    const dir = await testTempDir('engine');
     const stubborn: StepExecutor = async (request) => {
       await new Promise((resolve) => request.signal.addEventListener('abort', resolve, { once: true }));
       return { changed: false, failed: true, msg: 'aborted', results: [] };
@@ -121,7 +122,7 @@ describe('step timeouts', () => {
 
 describe('step execution hooks', () => {
   it('routes every attempt through an injected executor with the rendered step', async () => {
-    const dir = await tempDir();
+    const dir = await testTempDir('engine');
     const seen: string[] = [];
     const executor: StepExecutor = (request) => {
       seen.push(
@@ -145,7 +146,7 @@ describe('step execution hooks', () => {
   });
 
   it('uses an injected template renderer', async () => {
-    const dir = await tempDir();
+    const dir = await testTempDir('engine');
     const plan = makePlan([task('t', [], ['localhost'], [shell('x', `echo RAW > ${dir}/out`)])]);
     const render = (value: unknown) => JSON.parse(JSON.stringify(value).replace('RAW', 'rendered'));
     await runPlan({ plan, clusterDir: join(dir, 'c'), transports: localTransports, render });
@@ -153,7 +154,7 @@ describe('step execution hooks', () => {
   });
 
   it('fails a step whose template refers to something undefined, naming it', async () => {
-    const dir = await tempDir();
+    const dir = await testTempDir('engine');
     const plan = makePlan([task('t', [], ['localhost'], [shell('x', 'echo {{ outputs.missing }}')])]);
     const summary = await runPlan({ plan, clusterDir: dir, transports: localTransports });
     expect(summary.status).toBe('failed');
@@ -161,7 +162,7 @@ describe('step execution hooks', () => {
   });
 
   it('streams output as step-output events, line by line', async () => {
-    const dir = await tempDir();
+    const dir = await testTempDir('engine');
     const plan = makePlan([
       task('t', [], ['localhost'], [shell('talk', 'printf "a"; sleep 0.1; printf "b\\nc"; echo err >&2')]),
     ]);

@@ -3,12 +3,13 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readSecrets, runPlan } from '../../src/engine/index.js';
 import { createPlaybookStepExecutor } from '../../src/executor/playbook-step-executor.js';
-import { localHosts, localTransports, makePlan, recorder, shell, task, tempDir } from './helpers.js';
+import { testTempDir } from '../helpers/temp.js';
+import { localHosts, localTransports, makePlan, recorder, shell, task } from './helpers.js';
 
 const dirs: string[] = [];
 /** A fresh directory, removed after the test. */
 async function freshDir(): Promise<string> {
-  const dir = await tempDir();
+  const dir = await testTempDir('engine');
   dirs.push(dir);
   return dir;
 }

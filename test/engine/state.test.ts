@@ -3,15 +3,16 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { forgetRun, readState, runPlan, STATE_VERSION } from '../../src/engine/index.js';
 import { KubemixError } from '../../src/errors/index.js';
-import { localHosts, localTransports, makePlan, readJson, shell, task, tempDir } from './helpers.js';
+import { testTempDir } from '../helpers/temp.js';
+import { localHosts, localTransports, makePlan, readJson, shell, task } from './helpers.js';
 
 describe('state file', () => {
   it('is undefined before the first run', async () => {
-    expect(await readState(await tempDir())).toBeUndefined();
+    expect(await readState(await testTempDir('engine'))).toBeUndefined();
   });
 
   it('records tasks, plan hash, inventory, outputs and the last run', async () => {
-    const dir = await tempDir();
+    const dir = await testTempDir('engine');
     const plan = makePlan(
       [
         task('a', [], ['node-1'], [shell('version', 'echo "  v1.31.2  "', { register: 'version' })]),
@@ -44,7 +45,7 @@ describe('state file', () => {
   });
 
   it('refuses a corrupt state file, naming it, and leaves it untouched', async () => {
-    const dir = await tempDir();
+    const dir = await testTempDir('engine');
     await writeFile(join(dir, 'state.json'), '{"version": 1, "tasks": {');
     await expect(readState(dir)).rejects.toThrow(KubemixError);
     await expect(readState(dir)).rejects.toThrow(`state file ${join(dir, 'state.json')} is corrupt`);
@@ -58,7 +59,7 @@ describe('state file', () => {
   });
 
   it('refuses JSON that is not a state file, naming the bad field', async () => {
-    const dir = await tempDir();
+    const dir = await testTempDir('engine');
     await writeFile(
       join(dir, 'state.json'),
       JSON.stringify({
@@ -74,7 +75,7 @@ describe('state file', () => {
   });
 
   it('refuses a state file of another version', async () => {
-    const dir = await tempDir();
+    const dir = await testTempDir('engine');
     await writeFile(
       join(dir, 'state.json'),
       JSON.stringify({ version: 99, cluster: 'lab', planHash: 'x', tasks: {}, inventory: [], outputs: {} }),
@@ -83,7 +84,7 @@ describe('state file', () => {
   });
 
   it('refuses a cluster directory that belongs to another cluster', async () => {
-    const dir = await tempDir();
+    const dir = await testTempDir('engine');
     const plan = makePlan([task('a', [], ['localhost'], [shell('x', 'true')])]);
     await runPlan({ plan, clusterDir: dir, transports: localTransports });
     await expect(
@@ -94,7 +95,7 @@ describe('state file', () => {
 
 describe('forgetRun', () => {
   it('removes state.json and secrets.json so the next run starts over, and keeps the run logs', async () => {
-    const dir = await tempDir();
+    const dir = await testTempDir('engine');
     const plan = makePlan([task('a', [], ['node-1'], [shell('x', 'true')])], localHosts('node-1'));
     await runPlan({ plan, clusterDir: dir, transports: localTransports });
     await writeFile(join(dir, 'secrets.json'), '{}', { mode: 0o600 });

@@ -3,11 +3,12 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runPlan } from '../../src/engine/index.js';
 import type { InventoryHost } from '../../src/types/inventory.js';
-import { localTransports, makePlan, recorder, shell, task, tempDir } from './helpers.js';
+import { testTempDir } from '../helpers/temp.js';
+import { localTransports, makePlan, recorder, shell, task } from './helpers.js';
 
 describe('steps limited to one OS', () => {
   it('runs an os-limited step only on hosts of that OS', async () => {
-    const dir = await tempDir();
+    const dir = await testTempDir('engine');
     const hosts: InventoryHost[] = [
       { name: 'lin', address: '127.0.0.1', os: 'linux', connection: 'local', role: 'worker', group: 'g' },
       // Reached locally too: the filter is what keeps the Linux-only step off it.

@@ -1,5 +1,4 @@
-import { mkdtemp, readFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -10,12 +9,13 @@ import { LocalTransport } from '../../src/transport/local/index.js';
 import type { RunEvent } from '../../src/types/events.js';
 import type { InventoryHost } from '../../src/types/inventory.js';
 import type { Plan } from '../../src/types/plan.js';
+import { testTempDir } from '../helpers/temp.js';
 
 const fixtureDir = fileURLToPath(new URL('../../fixtures/cluster-playbooks-test', import.meta.url));
 
 describe('cluster plan steps from task files', () => {
   it('runs Ansible keywords through the engine, keeps no_log output secret, shares outputs across tasks', async () => {
-    const work = await mkdtemp(join(tmpdir(), 'kubemix-pbexec-'));
+    const work = await testTempDir('pbexec');
     const playbooks = await loadClusterPlaybooks(fixtureDir);
     expect(Object.keys(playbooks).sort()).toEqual(['first', 'second-linux']);
     const host: InventoryHost = {

@@ -1,15 +1,15 @@
 import { existsSync } from 'node:fs';
-import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { privateGet } from '../../src/executor/private-get.js';
 import { LocalTransport } from '../../src/transport/local/index.js';
+import { testTempDir } from '../helpers/temp.js';
 
 let work: string;
 let umask: number;
 beforeEach(async () => {
-  work = await mkdtemp(join(tmpdir(), 'kmx-private-get-'));
+  work = await testTempDir('private-get');
   umask = process.umask(0o000);
 });
 afterEach(async () => {

@@ -1,6 +1,5 @@
 import { existsSync } from 'node:fs';
-import { lstat, mkdir, mkdtemp, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { lstat, mkdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
@@ -8,6 +7,7 @@ import type { ClusterRecord } from '../../fixtures/lab/cluster-state.js';
 import { adminKubeconfig } from '../../fixtures/lab/standins/tools/kubeconfig.js';
 import { clusterKubeconfig, type Kubeconfig } from '../../src/kubeconfig/merge.js';
 import { kubeconfigPathForMerge, mergeIntoKubeconfig } from '../../src/kubeconfig/merge-file.js';
+import { testTempDir } from '../helpers/temp.js';
 
 // admin.conf as the lab's kubeadm stand-in writes it (kubeadm's shape: one cluster "kubernetes",
 // one user "kubernetes-admin", one context "kubernetes-admin@kubernetes").
@@ -42,7 +42,7 @@ current-context: kind-dev
 let work: string;
 let adminPath: string;
 beforeEach(async () => {
-  work = await mkdtemp(join(tmpdir(), 'kmx-kubeconfig-'));
+  work = await testTempDir('kubeconfig');
   adminPath = join(work, 'cluster', 'admin.conf');
   await mkdir(join(work, 'cluster'));
   await writeFile(adminPath, ADMIN_CONF, { mode: 0o600 });

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import {
   ClusterState,
   InvalidObjectError,
@@ -8,7 +8,8 @@ import {
   TOKEN_PATTERN,
 } from '../../fixtures/lab/cluster-state.js';
 import { renderManifestObjects } from '../../src/manifests/index.js';
-import { initialisedState, labManifestVars, tempDir } from './helpers.js';
+import { testTempDir } from '../helpers/temp.js';
+import { initialisedState, labManifestVars } from './helpers.js';
 
 const ready = (node: KubeObject | undefined) =>
   (
@@ -60,12 +61,18 @@ describe('cluster state: init and tokens', () => {
 
   it('an expired token is refused', async () => {
     const { state, init } = await initialisedState();
-    const shortLived = await state.createToken({ ttlMs: 1 });
-    await new Promise((r) => setTimeout(r, 5));
-    expect((await state.listTokens()).map((t) => t.token)).toEqual([init.token]);
-    await expect(
-      state.joinNode({ name: 'w1', os: 'linux', token: shortLived, caCertHash: init.caCertHash }),
-    ).rejects.toBeInstanceOf(JoinRefusedError);
+    const shortLived = await state.createToken({ ttlMs: 60_000 });
+    // A minute later by the clock the state reads (only Date is faked: file locks keep real timers).
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      vi.setSystemTime(Date.now() + 61_000);
+      expect((await state.listTokens()).map((t) => t.token)).toEqual([init.token]);
+      await expect(
+        state.joinNode({ name: 'w1', os: 'linux', token: shortLived, caCertHash: init.caCertHash }),
+      ).rejects.toBeInstanceOf(JoinRefusedError);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
 
@@ -131,7 +138,7 @@ describe('cluster state: join refusals use kubeadm wording and never repeat the 
   });
 
   it('a cluster without a stable endpoint refuses control-plane joins', async () => {
-    const state = ClusterState.open(await tempDir());
+    const state = ClusterState.open(await testTempDir('lab-test'));
     const init = await state.initCluster({
       controlPlaneEndpoint: '10.0.0.1:6443',
       stableEndpoint: false,
@@ -152,7 +159,7 @@ describe('cluster state: join refusals use kubeadm wording and never repeat the 
   });
 
   it('joining before init is a refused connection', async () => {
-    const state = ClusterState.open(await tempDir());
+    const state = ClusterState.open(await testTempDir('lab-test'));
     await expect(
       state.joinNode({
         name: 'w1',

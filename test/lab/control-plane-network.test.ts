@@ -3,7 +3,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ClusterState, JoinRefusedError, type KubeObject } from '../../fixtures/lab/cluster-state.js';
 import type { NodeNetwork } from '../../fixtures/lab/state/node-network.js';
 import { renderManifestObjects } from '../../src/manifests/index.js';
-import { labManifestVars, tempDir } from './helpers.js';
+import { testTempDir } from '../helpers/temp.js';
+import { labManifestVars } from './helpers.js';
 
 // The lab's stacked etcd and multi-NIC model, through the ClusterState API the stand-ins use.
 
@@ -24,7 +25,7 @@ afterEach(async () => {
 
 /** A cluster whose first control plane cp1 (10.9.0.1) advertises `advertise`. */
 async function cluster(advertise = '10.9.0.1', address = '10.9.0.1') {
-  const dir = await tempDir();
+  const dir = await testTempDir('lab-state');
   dirs.push(dir);
   const state = ClusterState.open(dir);
   const init = await state.initCluster({

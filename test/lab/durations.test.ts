@@ -2,11 +2,11 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { standinDelayMs } from '../../fixtures/lab/standins/runtime.js';
-import { tempDir } from './helpers.js';
+import { testTempDir } from '../helpers/temp.js';
 
 describe('stand-in durations', () => {
   beforeAll(async () => {
-    const dir = await tempDir();
+    const dir = await testTempDir('lab-test');
     const config = join(dir, 'kubemix-lab.json');
     await writeFile(
       config,

@@ -1,13 +1,10 @@
 import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ClusterState } from '../../fixtures/lab/cluster-state.js';
 import { writeStandins } from '../../fixtures/lab/install-standins.js';
 import { type ManifestVars, windowsWorkloads } from '../../src/manifests/index.js';
-
-/** A fresh temp directory. */
-export const tempDir = (prefix = 'kmx-lab-test-') => mkdtemp(join(tmpdir(), prefix));
+import { testTempDir } from '../helpers/temp.js';
 
 /** Manifest vars for a lab cluster (VXLAN VNI/port as given). */
 export function labManifestVars(vni = 4096, port = 4789): ManifestVars {
@@ -31,7 +28,7 @@ export function labManifestVars(vni = 4096, port = 4789): ManifestVars {
 
 /** A state with an initialised cluster whose first control plane is `cp1`. */
 export async function initialisedState() {
-  const state = ClusterState.open(await tempDir());
+  const state = ClusterState.open(await testTempDir('lab-state'));
   const init = await state.initCluster({
     controlPlaneEndpoint: '10.233.1.2:6443',
     podCIDR: '10.244.0.0/16',
@@ -60,7 +57,7 @@ export async function fakeHost(
   address: string,
   prepared = true,
 ): Promise<FakeHost> {
-  const root = await tempDir(`kmx-host-${name}-`);
+  const root = await testTempDir(`host-${name}`);
   const bin = join(root, 'opt/kubemix-lab/bin');
   await writeStandins({ dir: bin, stateDir, root, nodeName: name, address });
   if (prepared) {

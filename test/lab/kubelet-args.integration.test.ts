@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { ClusterState } from '../../fixtures/lab/cluster-state.js';
-import { type FakeHost, fakeHost, tempDir } from './helpers.js';
+import { testTempDir } from '../helpers/temp.js';
+import { type FakeHost, fakeHost } from './helpers.js';
 
 // kubeletExtraArgs from kubeadm's configuration files reach the kubelet through
 // /var/lib/kubelet/kubeadm-flags.env, and a flag the kubelet does not know stops it, as on a
@@ -43,7 +44,7 @@ describe('kubelet args through kubeadm configuration files', () => {
   });
 
   beforeAll(async () => {
-    stateDir = await tempDir('kmx-state-');
+    stateDir = await testTempDir('state');
     made.push(stateDir);
     cp = await host(stateDir, 'cp1', '10.9.1.2');
     await writeFile(

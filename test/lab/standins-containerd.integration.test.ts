@@ -5,7 +5,7 @@ import { execa } from 'execa';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { HostState, LabConfig } from '../../fixtures/lab/standins/runtime.js';
 import { DISTRIBUTIONS } from '../../fixtures/lab/standins/tools/distributions.js';
-import { tempDir } from './helpers.js';
+import { testTempDir } from '../helpers/temp.js';
 
 // The stand-ins prepare-linux's containerd steps meet, run as the compiled programs (npm run
 // build) with a private root instead of a lab host: the distribution from <root>/etc/os-release,
@@ -33,8 +33,8 @@ async function writeHostFile(path: string, text: string, mode = 0o644) {
 }
 
 beforeEach(async () => {
-  root = await tempDir('kmx-containerd-standins-');
-  internet = await tempDir('kmx-internet-');
+  root = await testTempDir('containerd-standins');
+  internet = await testTempDir('internet');
   await mkdir(join(root, 'var/lib/kubemix-lab'), { recursive: true });
   config = join(root, 'lab.json');
   const lab: LabConfig = {

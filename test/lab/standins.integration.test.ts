@@ -4,23 +4,66 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { ClusterState } from '../../fixtures/lab/cluster-state.js';
 import { renderManifestObjects } from '../../src/manifests/index.js';
-import { type FakeHost, fakeHost, labManifestVars, tempDir } from './helpers.js';
+import { testTempDir } from '../helpers/temp.js';
+import { type FakeHost, fakeHost, labManifestVars } from './helpers.js';
+
+/** kubeadm's config for cp1 (v1beta4): its node name, endpoint and pod/service subnets. */
+async function writeInitConfig(cp: FakeHost): Promise<string> {
+  const config = join(cp.root, 'kubeadm.yaml');
+  await writeFile(
+    config,
+    [
+      {
+        apiVersion: 'kubeadm.k8s.io/v1beta4',
+        kind: 'InitConfiguration',
+        nodeRegistration: { name: 'cp1' },
+      },
+      {
+        apiVersion: 'kubeadm.k8s.io/v1beta4',
+        kind: 'ClusterConfiguration',
+        kubernetesVersion: 'v1.31.2',
+        controlPlaneEndpoint: '10.9.0.2:6443',
+        networking: { podSubnet: '10.244.0.0/16', serviceSubnet: '10.96.0.0/12' },
+      },
+    ]
+      .map((d) => stringify(d))
+      .join('---\n'),
+  );
+  return config;
+}
+
+/**
+ * Hosts cp1 (10.9.0.2) and w1 (10.9.0.3) sharing a fresh cluster state; each test gets its own, so
+ * no test depends on what another did. `init`: cp1 has run kubeadm init; `join`: w1 has joined too.
+ */
+async function freshCluster(steps: { init?: boolean; join?: boolean } = {}) {
+  const stateDir = await testTempDir('state');
+  const cp = await fakeHost(stateDir, 'cp1', '10.9.0.2');
+  const worker = await fakeHost(stateDir, 'w1', '10.9.0.3');
+  const admin = join(cp.root, 'etc/kubernetes/admin.conf');
+  /** `kubeadm token create --print-join-command` on cp1, as arguments of kubeadm. */
+  const joinCommand = async () => {
+    const printed = await cp.run('kubeadm', [
+      'token',
+      'create',
+      '--print-join-command',
+      '--kubeconfig',
+      admin,
+    ]);
+    expect(printed.stderr).toBe('');
+    return printed.stdout.trim().split(/\s+/).slice(1);
+  };
+  if (steps.init || steps.join) {
+    const init = await cp.run('kubeadm', ['init', '--config', await writeInitConfig(cp), '--upload-certs']);
+    expect(init.stderr).toBe('');
+  }
+  if (steps.join) expect((await worker.run('kubeadm', await joinCommand())).stderr).toBe('');
+  return { stateDir, cp, worker, admin, joinCommand };
+}
 
 describe('stand-in programs run as child processes', () => {
-  let stateDir: string;
-  let cp: FakeHost;
-  let worker: FakeHost;
-  let joinCommand: string[];
-  let admin: string;
-
-  beforeAll(async () => {
-    stateDir = await tempDir('kmx-state-');
-    cp = await fakeHost(stateDir, 'cp1', '10.9.0.2');
-    worker = await fakeHost(stateDir, 'w1', '10.9.0.3');
-    admin = join(cp.root, 'etc/kubernetes/admin.conf');
-  });
-
   it('kubeadm init refuses an unprepared host with the real preflight errors', async () => {
+    const stateDir = await testTempDir('state');
     const raw = await fakeHost(stateDir, 'raw', '10.9.0.9', false);
     const missing = await raw.run('kubeadm', ['init']);
     expect(missing).toMatchObject({ code: 127, stderr: 'sh: 1: kubeadm: not found\n' });
@@ -57,26 +100,8 @@ describe('stand-in programs run as child processes', () => {
   });
 
   it('kubeadm init prints the real success text and a join command with a fresh token and the CA hash', async () => {
-    const config = join(cp.root, 'kubeadm.yaml');
-    await writeFile(
-      config,
-      [
-        {
-          apiVersion: 'kubeadm.k8s.io/v1beta4',
-          kind: 'InitConfiguration',
-          nodeRegistration: { name: 'cp1' },
-        },
-        {
-          apiVersion: 'kubeadm.k8s.io/v1beta4',
-          kind: 'ClusterConfiguration',
-          kubernetesVersion: 'v1.31.2',
-          controlPlaneEndpoint: '10.9.0.2:6443',
-          networking: { podSubnet: '10.244.0.0/16', serviceSubnet: '10.96.0.0/12' },
-        },
-      ]
-        .map((d) => stringify(d))
-        .join('---\n'),
-    );
+    const { stateDir, cp, admin } = await freshCluster();
+    const config = await writeInitConfig(cp);
     const mixed = await cp.run('kubeadm', ['init', '--config', config, '--pod-network-cidr', '10.1.0.0/16']);
     expect(mixed.stderr).toContain("can not mix '--config' with arguments [pod-network-cidr]");
     const r = await cp.run('kubeadm', ['init', '--config', config, '--upload-certs']);
@@ -103,10 +128,11 @@ describe('stand-in programs run as child processes', () => {
     expect(printed.stdout).toMatch(
       /^kubeadm join 10\.9\.0\.2:6443 --token [a-z0-9]{6}\.[a-z0-9]{16} --discovery-token-ca-cert-hash sha256:[0-9a-f]{64} \n$/,
     );
-    joinCommand = printed.stdout.trim().split(/\s+/).slice(1);
   });
 
   it('kubeadm join refuses a wrong CA hash with the real error, then joins with the right one', async () => {
+    const { worker, joinCommand: printJoinCommand } = await freshCluster({ init: true });
+    const joinCommand = await printJoinCommand();
     const wrong = joinCommand.map((a) => (a.startsWith('sha256:') ? `sha256:${'ab'.repeat(32)}` : a));
     const refused = await worker.run('kubeadm', wrong);
     expect(refused.code).toBe(1);
@@ -123,6 +149,7 @@ describe('stand-in programs run as child processes', () => {
   });
 
   it('kubectl apply refuses an invalid object like the API server and stores the valid ones', async () => {
+    const { cp, admin } = await freshCluster({ init: true });
     const manifest = join(cp.root, 'objects.yaml');
     await writeFile(
       manifest,
@@ -161,6 +188,7 @@ describe('stand-in programs run as child processes', () => {
   });
 
   it('kubectl get nodes -o json has the real API shape; jsonpath and wait work on it', async () => {
+    const { cp, admin } = await freshCluster({ join: true });
     const r = await cp.run('kubectl', ['--kubeconfig', admin, 'get', 'nodes', '-o', 'json']);
     expect(r.code).toBe(0);
     const list = JSON.parse(r.stdout) as { apiVersion: string; kind: string; items: Record<string, any>[] };
@@ -216,6 +244,7 @@ describe('stand-in programs run as child processes', () => {
   });
 
   it('kubeadm reset removes the node from the cluster and its files', async () => {
+    const { stateDir, worker } = await freshCluster({ join: true });
     const r = await worker.run('kubeadm', ['reset', '-f']);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain(
@@ -245,7 +274,7 @@ describe('what kubeadm reset leaves of the pod network, and ip', () => {
   }
 
   beforeAll(async () => {
-    stateDir = await tempDir('kmx-state-');
+    stateDir = await testTempDir('state');
     cp = await fakeHost(stateDir, 'cp1', '10.9.0.2');
     worker = await fakeHost(stateDir, 'w1', '10.9.0.3');
     expect(

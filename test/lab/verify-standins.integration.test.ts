@@ -7,7 +7,8 @@ import { writeStandins } from '../../fixtures/lab/install-standins.js';
 import { adminKubeconfig } from '../../fixtures/lab/standins/tools/kubeconfig.js';
 import { joinWindowsNode } from '../../fixtures/lab/windows-node.js';
 import { renderManifestObjects } from '../../src/manifests/index.js';
-import { initialisedState, labManifestVars, tempDir } from './helpers.js';
+import { testTempDir } from '../helpers/temp.js';
+import { initialisedState, labManifestVars } from './helpers.js';
 
 /**
  * The curl and kubectl exec stand-ins as child processes on a fake controller host (cp1),
@@ -38,7 +39,7 @@ describe('verify stand-ins: curl and kubectl exec against the reachability model
       for (const o of renderManifestObjects(name, labManifestVars())) await state.applyObject(o);
     winPods = (await state.pods('default')).filter((p) => p.metadata.name.startsWith('win-webserver-'));
 
-    const root = await tempDir('kmx-verify-host-');
+    const root = await testTempDir('verify-host');
     const bin = join(root, 'bin');
     await writeStandins({ dir: bin, stateDir: state.dir, root, nodeName: 'cp1', address: '10.233.1.2' });
     const kubeconfig = join(root, 'admin.conf');

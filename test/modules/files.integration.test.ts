@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runModule } from '../../src/executor/run-module.js';
 import { findModule } from '../../src/modules/registry.js';
 import { LocalTransport } from '../../src/transport/local/index.js';
-import { tempDir } from '../playbook/helpers.js';
+import { testTempDir } from '../helpers/temp.js';
 import { context } from './drive.js';
 
 // The shell the modules generate, run for real by /bin/sh through LocalTransport.
@@ -15,7 +15,7 @@ const mode = async (path: string) => ((await stat(path)).mode & 0o7777).toString
 
 let dir: string;
 beforeEach(async () => {
-  dir = await tempDir('kubemix-modules-');
+  dir = await testTempDir('modules');
 });
 afterEach(() => rm(dir, { recursive: true, force: true }));
 

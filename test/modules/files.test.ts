@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
-import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { chmod, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { copyModule } from '../../src/modules/files/copy.js';
@@ -8,6 +7,7 @@ import { fetchModule } from '../../src/modules/files/fetch.js';
 import { fileModule, fileScript } from '../../src/modules/files/file.js';
 import { editLines, lineinfileModule } from '../../src/modules/files/lineinfile.js';
 import { templateModule } from '../../src/modules/files/template.js';
+import { testTempDir } from '../helpers/temp.js';
 import { FIXTURES } from '../playbook/helpers.js';
 import { context, drive, result } from './drive.js';
 
@@ -135,7 +135,7 @@ describe('template', () => {
 
 describe('fetch', () => {
   it('gets the file into dest/<host>/<path> unless the local copy matches', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'kubemix-fetch-'));
+    const dir = await testTempDir('fetch');
     const fetched = drive(fetchModule, { src: '/etc/hostname', dest: dir }, [
       result(`${sha('node1\n')}\n`),
       result(),

@@ -6,7 +6,7 @@ import { runModule } from '../../src/executor/run-module.js';
 import { findModule } from '../../src/modules/registry.js';
 import { LocalTransport } from '../../src/transport/local/index.js';
 import { injectionCorpus } from '../helpers/injection-corpus.js';
-import { tempDir } from '../playbook/helpers.js';
+import { testTempDir } from '../helpers/temp.js';
 import { context } from './drive.js';
 
 // The file modules' generated shell, run for real by /bin/sh, with every corpus value inside a
@@ -18,7 +18,7 @@ const run = (module: string, args: Record<string, unknown>) =>
 let dir: string;
 let canary: string;
 beforeAll(async () => {
-  dir = await tempDir('kmx-paths-');
+  dir = await testTempDir('paths');
   canary = join(dir, 'canary');
 });
 afterAll(() => rm(dir, { recursive: true, force: true }));

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatRecap, type PlaybookResult, runPlaybook } from '../../src/playbook/index.js';
 import type { RunEvent } from '../../src/types/events.js';
-import { eventLog, FIXTURES, fixtureInventory, localTransports, openPort, tempDir } from './helpers.js';
+import { testTempDir } from '../helpers/temp.js';
+import { eventLog, FIXTURES, fixtureInventory, localTransports, openPort } from './helpers.js';
 
 // The every-keyword fixture on three inventory hosts that are real local processes
 // (ansible_connection: local), with a TCP port opened here for wait_for.
@@ -14,7 +15,7 @@ describe('every-keyword.yml on local hosts', () => {
   let events: RunEvent[];
 
   beforeAll(async () => {
-    work = await tempDir();
+    work = await testTempDir('playbook');
     const server = await openPort();
     const log = eventLog();
     events = log.events;

@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { executeTask, mergeVars, taskFromPlanStep } from '../../src/playbook/index.js';
 import { LocalTransport } from '../../src/transport/local/index.js';
 import type { InventoryHost } from '../../src/types/inventory.js';
-import { tempDir } from './helpers.js';
+import { testTempDir } from '../helpers/temp.js';
 
 const host: InventoryHost = {
   name: 'node1',
@@ -18,7 +18,7 @@ const transport = new LocalTransport('node1');
 
 let dir: string;
 beforeEach(async () => {
-  dir = await tempDir('kubemix-exec-');
+  dir = await testTempDir('exec');
 });
 afterEach(() => rm(dir, { recursive: true, force: true }));
 

@@ -1,6 +1,5 @@
-import { mkdtemp, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ConnectionError } from '../../src/errors/index.js';
@@ -11,9 +10,6 @@ import type { RunEvent } from '../../src/types/events.js';
 
 /** The repository's fixtures directory. */
 export const FIXTURES = fileURLToPath(new URL('../../fixtures/', import.meta.url));
-
-/** A fresh temporary directory. */
-export const tempDir = (prefix = 'kubemix-playbook-') => mkdtemp(join(tmpdir(), prefix));
 
 /** Loads an inventory fixture. */
 export async function fixtureInventory(name: string) {

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/errors/index.js';
 import { parseInventory, parsePlaybook, runPlaybook } from '../../src/playbook/index.js';
-import { eventLog, localTransports, tempDir } from './helpers.js';
+import { testTempDir } from '../helpers/temp.js';
+import { eventLog, localTransports } from './helpers.js';
 
 const inventory = parseInventory(`
 all:
@@ -20,7 +21,7 @@ all:
 
 let work: string;
 beforeEach(async () => {
-  work = await tempDir();
+  work = await testTempDir('playbook');
 });
 afterEach(() => rm(work, { recursive: true, force: true }));
 

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -7,6 +7,8 @@ import { type Lab, labScriptPath, startLab } from '../../scripts/lab/lab.js';
 import { createTransport } from '../../src/executor/create-transport.js';
 import { loadInventory, parseInventory, parsePlaybook, runPlaybook } from '../../src/playbook/index.js';
 import type { RunEvent } from '../../src/types/events.js';
+import { waitFor } from '../engine/helpers.js';
+import { testTempDirSync } from '../helpers/temp.js';
 
 // Playbooks over the real SSH transport on real sshd lab hosts: what ansible-playbook users
 // expect from `kubemix run`.
@@ -24,7 +26,7 @@ const playbook = (text: string) => parsePlaybook(text, join(tmpdir(), 'inline.ym
 
 describe('playbooks on SSH lab hosts', () => {
   it('runs the every-keyword playbook on three hosts', async () => {
-    const work = mkdtempSync(join(tmpdir(), 'kubemix-lab-play-'));
+    const work = testTempDirSync('lab-play');
     // The fixture expects the local inventory's `greeting` var and `web` group: give the lab the same.
     const doc = parse(readFileSync(lab.inventoryPath, 'utf8')) as {
       all: { vars: Record<string, unknown>; children?: Record<string, unknown> };
@@ -72,7 +74,7 @@ describe('playbooks on SSH lab hosts', () => {
   });
 
   it('refuses a host whose key does not match known_hosts, naming both fingerprints', async () => {
-    const work = mkdtempSync(join(tmpdir(), 'kubemix-lab-keys-'));
+    const work = testTempDirSync('lab-keys');
     const other = lab.hosts[1]!;
     // known_hosts that claims lab-01's address carries lab-02's key.
     const lines = readFileSync(lab.knownHostsPath, 'utf8').split('\n').filter(Boolean);
@@ -161,26 +163,19 @@ describe('playbooks on SSH lab hosts', () => {
     const host = lab.hosts[1]!;
     const inventory = await loadInventory(lab.inventoryPath);
     const events: RunEvent[] = [];
+    // The long step's first attempt leaves a file on this machine (lab hosts share its /tmp).
+    const marker = join(testTempDirSync('lab-kill'), 'started');
     const run = runPlaybook({
       playbook: playbook(
-        '- hosts: lab-02\n  tasks:\n    - command: "true"\n    - name: long step\n      shell: sleep 3; echo done\n      register: long\n      until: long.rc == 0\n      retries: 5\n      delay: 1\n    - command: hostname\n',
+        `- hosts: lab-02\n  tasks:\n    - command: "true"\n    - name: long step\n      shell: test -e ${marker} || { touch ${marker}; sleep 3; }; echo done\n      register: long\n      until: long.rc == 0\n      retries: 5\n      delay: 1\n    - command: hostname\n`,
       ),
       inventory,
       transports: createTransport,
       onEvent: (e) => events.push(e),
     });
-    // Kill the host while the long step runs, then bring it back.
-    await new Promise<void>((resolve) => {
-      const check = setInterval(() => {
-        if (events.some((e) => e.type === 'task-start' && e.task === 'long step')) {
-          clearInterval(check);
-          resolve();
-        }
-      }, 50);
-    });
-    await new Promise((r) => setTimeout(r, 500));
+    // Kill the host while the long step's command runs (its file is there), then bring it back.
+    await waitFor(() => existsSync(marker), 60_000, 'the long step to start');
     await lab.killHost(host.name);
-    await new Promise((r) => setTimeout(r, 500));
     await lab.startHost(host.name);
     const result = await run;
     expect(events.some((e) => e.type === 'step-retry' && e.task === 'long step')).toBe(true);

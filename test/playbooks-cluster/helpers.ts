@@ -1,5 +1,4 @@
-import { mkdtemp, readFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse, stringify } from 'yaml';
@@ -11,6 +10,7 @@ import type { Transport } from '../../src/transport/types.js';
 import type { RunEvent } from '../../src/types/events.js';
 import type { InventoryHost } from '../../src/types/inventory.js';
 import { loadVersions } from '../../src/versions/versions.js';
+import { testTempDir } from '../helpers/temp.js';
 
 /** playbooks/cluster in this checkout. */
 export const CLUSTER_PLAYBOOKS = fileURLToPath(new URL('../../playbooks/cluster/', import.meta.url));
@@ -54,7 +54,7 @@ export async function labPlanVars(lab: ClusterLab, controllers: string[]): Promi
     ...manifest,
     ...network,
     cluster_name: 'lab',
-    cluster_dir: await mkdtemp(join(tmpdir(), 'kmx-cluster-dir-')),
+    cluster_dir: await testTempDir('cluster-dir'),
     kubernetes_version: network.versions['kubernetes'],
     control_plane_endpoint: `${first.address}:6443`,
     first_controller: first.name,

@@ -32,35 +32,43 @@ async function secretsOf(lab: ClusterLab): Promise<string[]> {
   ];
 }
 
+/** Builds 1 controller + 1 worker on a 2-host lab: prepare, init, flannel, join. */
+function buildCluster(lab: ClusterLab, vars: Record<string, unknown>) {
+  return runClusterPlays(
+    lab,
+    [
+      { file: 'seed fstab', tasks: SEED_FSTAB, hosts: ['lab-01', 'lab-02'] },
+      { file: 'prepare-linux.yml', hosts: ['lab-01', 'lab-02'] },
+      { file: 'init-control-plane.yml', hosts: ['lab-01'] },
+      { file: 'install-flannel.yml', hosts: ['lab-01'] },
+      {
+        file: 'join-linux-workers.yml',
+        hosts: ['lab-02'],
+        vars: { outputs: { join_command: '{{ hostvars[first_controller].join_command.stdout }}' } },
+      },
+    ],
+    vars,
+  );
+}
+
+// The cluster is built once, in beforeAll; each test only reads it (re-running init changes
+// nothing, which is what it checks). cleanup-linux, which destroys it, has a cluster of its own.
 describe('Linux cluster playbooks on lab hosts: 1 controller + 1 worker', () => {
   let lab: ClusterLab;
   let vars: Record<string, unknown>;
+  let built: Awaited<ReturnType<typeof buildCluster>>;
   beforeAll(async () => {
     lab = await startClusterLab({ count: 2 });
     vars = await labPlanVars(lab, ['lab-01']);
+    built = await buildCluster(lab, vars);
   });
   afterAll(async () => {
     await lab?.stop();
   });
 
   it('prepares, initialises, installs flannel and joins the worker; the join token never shows', async () => {
-    const run = await runClusterPlays(
-      lab,
-      [
-        { file: 'seed fstab', tasks: SEED_FSTAB, hosts: ['lab-01', 'lab-02'] },
-        { file: 'prepare-linux.yml', hosts: ['lab-01', 'lab-02'] },
-        { file: 'init-control-plane.yml', hosts: ['lab-01'] },
-        { file: 'install-flannel.yml', hosts: ['lab-01'] },
-        {
-          file: 'join-linux-workers.yml',
-          hosts: ['lab-02'],
-          vars: { outputs: { join_command: '{{ hostvars[first_controller].join_command.stdout }}' } },
-        },
-      ],
-      vars,
-    );
-    expect(failures(run)).toBe('');
-    const { result, log } = run;
+    expect(failures(built)).toBe('');
+    const { result, log } = built;
     expect(result.exitCode).toBe(0);
 
     const nodes = await lab.cluster.nodes();
@@ -115,6 +123,19 @@ describe('Linux cluster playbooks on lab hosts: 1 controller + 1 worker', () => 
     expect((await lab.cluster.cluster())!.clusterId).toBe(before);
     const init = result.records.find((r) => r.task === 'kubeadm init on the first controller');
     expect(init?.status).toBe('ok');
+  });
+});
+
+describe('Linux cluster playbooks on lab hosts: cleanup', () => {
+  let lab: ClusterLab;
+  let vars: Record<string, unknown>;
+  beforeAll(async () => {
+    lab = await startClusterLab({ count: 2 });
+    vars = await labPlanVars(lab, ['lab-01']);
+    expect(failures(await buildCluster(lab, vars))).toBe('');
+  });
+  afterAll(async () => {
+    await lab?.stop();
   });
 
   it('cleanup-linux resets every node and removes the CNI config and kubeconfigs', async () => {

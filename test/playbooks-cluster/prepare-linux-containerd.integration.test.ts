@@ -1,12 +1,12 @@
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ClusterLab, startClusterLab } from '../../fixtures/lab/cluster-lab.js';
 import { compiledStandinsDir } from '../../fixtures/lab/install-standins.js';
 import type { HostState } from '../../fixtures/lab/standins/runtime.js';
 import { loadVersions } from '../../src/versions/versions.js';
+import { testTempDir } from '../helpers/temp.js';
 import { failures, labPlanVars, labSsh, runClusterPlays } from './helpers.js';
 import { type LabStaticRelease, makeStaticRelease, publishStaticRelease } from './static-release.js';
 
@@ -35,7 +35,7 @@ let base: Record<string, unknown>;
 const hadRealContainerd = existsSync('/usr/local/bin/containerd');
 
 beforeAll(async () => {
-  internetDir = await mkdtemp(join(tmpdir(), 'kmx-lab-internet-'));
+  internetDir = await testTempDir('lab-internet');
   const pinned = loadVersions();
   release = await makeStaticRelease({ containerd: pinned['containerd-linux']!, runc: pinned['runc-linux']! });
   await publishStaticRelease(internetDir, release);

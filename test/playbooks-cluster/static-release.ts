@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
-import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { chmod, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { execa } from 'execa';
+import { testTempDir } from '../helpers/temp.js';
 
 /** The files of containerd's static release that prepare-linux installs, made by the lab. */
 export interface LabStaticRelease {
@@ -29,7 +29,7 @@ export async function makeStaticRelease(options: {
   runc: string;
   reports?: string;
 }): Promise<LabStaticRelease> {
-  const root = await mkdtemp(join(tmpdir(), 'kmx-static-release-'));
+  const root = await testTempDir('static-release');
   try {
     const bin = join(root, 'bin');
     await mkdir(bin);

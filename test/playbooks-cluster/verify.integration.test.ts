@@ -1,6 +1,5 @@
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ClusterLab, startClusterLab } from '../../fixtures/lab/cluster-lab.js';
@@ -14,6 +13,7 @@ import { parseTaskFile } from '../../src/playbook/parse-playbook.js';
 import { planStepFromTask } from '../../src/playbook/plan-step.js';
 import type { RunEvent } from '../../src/types/events.js';
 import { CHECK_NAMES, type CheckResult, parseCheckResults } from '../../src/verify/checks.js';
+import { testTempDir } from '../helpers/temp.js';
 import { CLUSTER_PLAYBOOKS, failures, LAB_FSTAB, labPlanVars, labSsh, runClusterPlays } from './helpers.js';
 
 /**
@@ -41,7 +41,7 @@ async function runVerify(lab: ClusterLab, vars: Record<string, unknown>) {
   // being edited cannot break this test.
   const file = join(CLUSTER_PLAYBOOKS, 'verify.yml');
   const steps = parseTaskFile(await readFile(file, 'utf8'), file).map((task) => planStepFromTask(task));
-  const clusterDir = await mkdtemp(join(tmpdir(), 'kmx-verify-cluster-'));
+  const clusterDir = await testTempDir('verify-cluster');
   const events: RunEvent[] = [];
   const summary: RunSummary = await runPlan({
     plan: {

@@ -1,15 +1,15 @@
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SpecError, UsageError } from '../../src/errors/index.js';
 import { loadSpec } from '../../src/spec/load.js';
+import { testTempDirSync } from '../helpers/temp.js';
 import { SPEC_FIXTURES } from './fixtures.js';
 
 let dir: string;
 
 beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), 'kubemix-spec-'));
+  dir = testTempDirSync('spec');
   copyFileSync(`${SPEC_FIXTURES}valid/minimal.yaml`, join(dir, 'cluster.yaml'));
   // A file named like a short form: a file on disk wins over the pattern.
   copyFileSync(`${SPEC_FIXTURES}valid/static-ha.yaml`, join(dir, 'k8s-libvirt-1-1-1'));

@@ -15,7 +15,8 @@ import { winGetUrlModule, winGetUrlScript } from '../../src/modules/windows/win-
 import { winServiceModule, winServiceScript } from '../../src/modules/windows/win-service.js';
 import { winShellBody, winShellModule } from '../../src/modules/windows/win-shell.js';
 import { loadVersions } from '../../src/versions/versions.js';
-import { initialisedState, tempDir } from '../lab/helpers.js';
+import { testTempDir } from '../helpers/temp.js';
+import { initialisedState } from '../lab/helpers.js';
 import { type Ran, runScript } from './helpers.js';
 
 // The simulator's cluster-build commands, driven with the exact scripts kubemix's Windows modules
@@ -93,7 +94,7 @@ async function prepare(host = 'win1'): Promise<void> {
 
 beforeEach(async () => {
   ({ state, init } = await initialisedState());
-  failuresFile = join(await tempDir(), 'failures.json');
+  failuresFile = join(await testTempDir('lab-test'), 'failures.json');
   sim = new WindowsSimulator();
   sim.addHost({ name: 'win1', rebootDownMs: 20 });
   sim.addHost({ name: 'win2019', windowsVersion: '2019', rebootDownMs: 20 });

@@ -10,7 +10,8 @@ import { winFileModule, winFileScript } from '../../src/modules/windows/win-file
 import { winGetUrlModule, winGetUrlScript } from '../../src/modules/windows/win-get-url.js';
 import type { InventoryHost } from '../../src/types/inventory.js';
 import { loadVersions } from '../../src/versions/versions.js';
-import { initialisedState, tempDir } from '../lab/helpers.js';
+import { testTempDir } from '../helpers/temp.js';
+import { initialisedState } from '../lab/helpers.js';
 
 // windows-sim/main.js with --cluster-state: a separate process whose hosts answer the cluster
 // build against a lab cluster state directory, with failures injected through a file.
@@ -28,7 +29,7 @@ afterEach(async () => {
 describe('windows-sim main.js --cluster-state', () => {
   it('answers the cluster commands and takes injected failures from the file', async () => {
     const { state } = await initialisedState();
-    const failures = join(await tempDir(), 'failures.json');
+    const failures = join(await testTempDir('lab-test'), 'failures.json');
     await writeFile(failures, JSON.stringify({ 'Install-Containerd.ps1': 1 }));
     const proc = spawn(
       process.execPath,

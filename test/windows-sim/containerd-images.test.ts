@@ -18,7 +18,8 @@ import { playbooksDir } from '../../src/playbook/index.js';
 import { evaluateCondition, renderString } from '../../src/template/index.js';
 import { loadVersions } from '../../src/versions/versions.js';
 import { buildImageArchive } from '../artifacts/offline-fixtures.js';
-import { initialisedState, tempDir } from '../lab/helpers.js';
+import { testTempDir } from '../helpers/temp.js';
+import { initialisedState } from '../lab/helpers.js';
 import { type Ran, runScript } from './helpers.js';
 
 // containerd's image store on simulated Windows hosts (fixtures/windows-sim/containerd-images.ts):
@@ -90,7 +91,7 @@ beforeEach(async () => {
   sim = new WindowsSimulator();
   sim.addHost({ name: 'win2022', windowsVersion: '2022', rebootDownMs: 20 });
   sim.addHost({ name: 'win2019', windowsVersion: '2019', rebootDownMs: 20 });
-  failuresFile = join(await tempDir(), 'f.json');
+  failuresFile = join(await testTempDir('containerd-images'), 'f.json');
   registerClusterCommands(sim, { stateDir: state.dir, failuresFile });
   await withContainerd('win2022');
   await withContainerd('win2019');
@@ -190,7 +191,7 @@ describe("prepare-windows' pre-pull step, as the playbook renders it", () => {
 describe('ctr.exe images import', () => {
   it('refuses an archive of another build, as ctr unpacks for the host platform', async () => {
     const archive = async (ref: string) => {
-      const path = join(await tempDir(), 'image.tar');
+      const path = join(await testTempDir('containerd-images'), 'image.tar');
       await buildImageArchive(path, ref);
       return readFile(path);
     };

@@ -9,7 +9,7 @@ import { commandAction } from '../../src/modules/windows/command-common.js';
 import { winGetUrlModule, winGetUrlScript } from '../../src/modules/windows/win-get-url.js';
 import { winShellBody, winShellModule } from '../../src/modules/windows/win-shell.js';
 import { loadVersions } from '../../src/versions/versions.js';
-import { tempDir } from '../lab/helpers.js';
+import { testTempDir } from '../helpers/temp.js';
 import { type Ran, runScript } from './helpers.js';
 
 // The control flow of sig-windows-tools hostprocess/Install-Containerd.ps1 at the pinned commit
@@ -36,7 +36,7 @@ function shell(cmd: string): Promise<Ran> {
 }
 
 beforeEach(async () => {
-  stateDir = await tempDir();
+  stateDir = await testTempDir('install-containerd');
   sim = new WindowsSimulator();
   sim.addHost({ name: 'win1', rebootDownMs: 20 });
   sim.host('win1').fs.mkdir('C:/k');

@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { fileTime } from '../../fixtures/windows-sim/host.js';
 import { WindowsSimulator } from '../../fixtures/windows-sim/simulator.js';
@@ -106,8 +107,9 @@ describe('features and reboots', () => {
     const ran = await runScript(sim, 'win1', bootTimeScript(parseWinRebootArgs({})));
     expect(ran.stdout).toBe(`${fileTime(host.bootTime)}\r\n`);
     host.controls.rebootDownMs = Number.POSITIVE_INFINITY;
+    const wentDown = once(host, 'power');
     host.scheduleReboot(0);
-    await new Promise((resolve) => setTimeout(resolve, 250));
+    expect(await wentDown).toEqual(['down']);
     expect(host.power).toBe('down');
     const refused = await runLine(sim, 'win1', 'hostname');
     expect(refused).toMatchObject({ code: 1, stderr: 'win1 is restarting\r\n' });

@@ -2,7 +2,7 @@ import { UsageError } from '../../errors/index.js';
 import { createTransport } from '../../executor/create-transport.js';
 import { formatRecap, loadInventory, parseExtraVars, runPlaybook } from '../../playbook/index.js';
 import { choiceOption, intOption, onePositional, parseCommandArgs } from '../options.js';
-import { out } from '../output.js';
+import { err, out } from '../output.js';
 import { startRunSession } from '../run-session.js';
 
 export const runHelp = `Usage: kubemix run PLAYBOOK -i INVENTORY [options]
@@ -52,6 +52,7 @@ export async function runCommand(argv: string[]): Promise<number> {
   const forks = intOption('forks', values.forks, { min: 1 });
   const logFormat = choiceOption('log-format', values['log-format'], ['text', 'json'] as const) ?? 'text';
   const inventory = await loadInventory(values.inventory);
+  for (const warning of inventory.warnings ?? []) err(warning);
   const extraVars = parseExtraVars(values['extra-vars'] ?? []);
   const tags = list(values.tags);
   const skipTags = list(values['skip-tags']);

@@ -32,6 +32,8 @@ export interface ConnectParams {
   keys: { key: ParsedKey; source: string }[];
   /** ssh-agent socket to try after the keys. */
   agentSocket?: string;
+  /** Password to try last (password, then keyboard-interactive: the prompts sshpass answers). */
+  password?: Buffer;
   hostKeys: HostKeyParams;
   connectTimeoutMs: number;
   keepaliveIntervalMs: number;
@@ -53,6 +55,24 @@ const DEFAULT_HOST_KEY_ORDER = Object.values(HOST_KEY_ALGOS).flat();
 export function hostKeyAlgorithms(known: string[]): string[] {
   const first = known.flatMap((t) => HOST_KEY_ALGOS[t] ?? []);
   return [...new Set([...first, ...DEFAULT_HOST_KEY_ORDER])];
+}
+
+/**
+ * Password login as OpenSSH's client tries it last (PreferredAuthentications ends with
+ * keyboard-interactive,password; ssh_config(5)): `password`, then `keyboard-interactive`
+ * answering only prompts that ask for a password, as sshpass does (its default prompt match is
+ * "assword"). Any other prompt (a one-time code) gets no answer and the login fails.
+ */
+function passwordMethods(username: string, password: string): AnyAuthMethod[] {
+  return [
+    { type: 'password', username, password },
+    {
+      type: 'keyboard-interactive',
+      username,
+      prompt: (_name, _instructions, _lang, prompts, finish) =>
+        finish(prompts.map((p) => (/assword/.test(p.prompt) ? password : ''))),
+    },
+  ];
 }
 
 /** Errors from opening the TCP stream: retried by the caller with backoff. */
@@ -176,12 +196,17 @@ export async function openConnection(params: ConnectParams): Promise<Client> {
     key: k.key,
   }));
   if (params.agentSocket) methods.push({ type: 'agent', username: params.user, agent: params.agentSocket });
-  const tried = [...params.keys.map((k) => `key ${k.source}`), ...(params.agentSocket ? ['ssh-agent'] : [])];
+  if (params.password) methods.push(...passwordMethods(params.user, params.password.toString('utf8')));
+  const tried = [
+    ...params.keys.map((k) => `key ${k.source}`),
+    ...(params.agentSocket ? ['ssh-agent'] : []),
+    ...(params.password ? ['password'] : []),
+  ];
   if (methods.length === 0) {
     sock.destroy();
     throw new ConnectionError(
       params.label,
-      `no credentials to log in to ${where}: give a private key or use the ssh-agent`,
+      `no credentials to log in to ${where}: give a private key, a password or use the ssh-agent`,
     );
   }
   const knownTypes = knownKeyTypes(hostKeys.entries, params.address, params.port);

@@ -37,6 +37,8 @@ export interface SshTransportOptions {
   agent?: boolean | string;
   /** sudo password for become (commands then use `sudo -S` on a fresh exec channel). */
   becomePassword?: SecretInput;
+  /** Password login to the target (Ansible's ansible_ssh_pass): tried after keys and the agent, as OpenSSH does. */
+  password?: SecretInput;
   /** known_hosts files to trust. Default: ssh config UserKnownHostsFile, else ~/.ssh/known_hosts. */
   knownHostsFiles?: string[];
   /** strict (default): unknown hosts are refused. accept-new: record unknown keys, then enforce. */
@@ -251,6 +253,8 @@ export async function resolveTarget(options: SshTransportOptions): Promise<Resol
     if (hop.user === undefined && hopConfig.user === undefined) hopParams.user = params.user;
     jumps.push(hopParams);
   }
+  if (options.password !== undefined)
+    params.password = await resolveSecret(options.password, `${options.host}: password`);
   const target: ResolvedTarget = { params, jumps, user: params.user };
   const becomeInput = options.becomePassword;
   if (becomeInput !== undefined)

@@ -1,11 +1,11 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Lab, startLab } from '../../../scripts/lab/lab.js';
 import { ConnectionError, SecretRefError } from '../../../src/errors/index.js';
 import { SshTransport } from '../../../src/transport/ssh/index.js';
+import { testTempDirSync } from '../../helpers/temp.js';
 import { labHost, labTransport } from './helpers.js';
 
 let lab: Lab;
@@ -27,7 +27,7 @@ async function authorize(pubFile: string) {
 
 beforeAll(async () => {
   lab = await startLab({ count: 3 });
-  dir = mkdtempSync(join(tmpdir(), 'kmx-auth-'));
+  dir = testTempDirSync('auth');
   execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', PASSPHRASE, '-f', join(dir, 'protected')]);
   execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', join(dir, 'agent-only')]);
   await authorize(join(dir, 'protected.pub'));

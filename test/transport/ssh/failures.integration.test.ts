@@ -59,8 +59,15 @@ describe('unreachable hosts and lost connections', () => {
   it('returns a failed result naming the lost connection when sshd dies mid-command, then reconnects', async () => {
     const t = labTransport(lab, 'lab-01', { retries: 3, retryDelayMs: 100, keepaliveIntervalMs: 500 });
     await t.connect();
-    const running = t.exec({ command: 'echo started; sleep 30; echo never' });
-    await new Promise((r) => setTimeout(r, 300));
+    // Kill the host once the command is really running: when its first line arrives.
+    let started!: () => void;
+    const running = t.exec({
+      command: 'echo started; sleep 30; echo never',
+      onOutput: (chunk) => chunk.data.includes('started') && started(),
+    });
+    await new Promise<void>((resolve) => {
+      started = resolve;
+    });
     await lab.killHost('lab-01');
     const result = await running;
     expect(result.failed).toBe(true);

@@ -1,10 +1,10 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Lab, startLab } from '../../../scripts/lab/lab.js';
 import { HostKeyError } from '../../../src/errors/index.js';
+import { testTempDirSync } from '../../helpers/temp.js';
 import { labHost, labTransport } from './helpers.js';
 
 // This lab listens on port 2222, so every known_hosts entry is in the [host]:port form.
@@ -21,7 +21,7 @@ const fingerprintOf = (pub: string) =>
 
 beforeAll(async () => {
   lab = await startLab({ count: 2, port: 2222 });
-  dir = mkdtempSync(join(tmpdir(), 'kmx-hk-'));
+  dir = testTempDirSync('hk');
   const pub = join(lab.dir, 'hosts', 'lab-01', 'ssh_host_ed25519_key.pub');
   realFingerprint = fingerprintOf(pub);
   realKeyLine = readFileSync(pub, 'utf8').split(' ').slice(0, 2).join(' ');

@@ -1,6 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -12,6 +11,7 @@ import {
   parseKnownHosts,
   verifyHostKey,
 } from '../../../src/transport/ssh/index.js';
+import { testTempDirSync } from '../../helpers/temp.js';
 
 // Real keys from ssh-keygen, so fingerprints and hashed names are checked against OpenSSH itself.
 let dir: string;
@@ -29,7 +29,7 @@ function makeKey(name: string, type = 'ed25519') {
 }
 
 beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), 'kmx-kh-'));
+  dir = testTempDirSync('kh');
   keyA = makeKey('a');
   keyB = makeKey('b', 'ecdsa');
 });

@@ -1,17 +1,17 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { type Lab, labScriptPath, startLab } from '../../../scripts/lab/lab.js';
+import { testTempDirSync } from '../../helpers/temp.js';
 import { labTransport } from './helpers.js';
 
 let lab: Lab;
 let standins: string;
 
 beforeAll(async () => {
-  standins = mkdtempSync(join(tmpdir(), 'kmx-standins-'));
+  standins = testTempDirSync('standins');
   writeFileSync(join(standins, 'kubeadm'), '#!/bin/sh\necho "stand-in kubeadm $* on $(hostname)"\n');
   chmodSync(join(standins, 'kubeadm'), 0o755);
   lab = await startLab({ count: 10, standinsDir: standins });
@@ -88,7 +88,7 @@ describe('lab.sh', () => {
   });
 
   it('falls back to loopback addresses with --no-netns, and stops cleanly (twice)', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'kmx-lab-loop-'));
+    const dir = testTempDirSync('lab-loop');
     const loop = await startLab({ count: 3, noNetns: true, dir });
     const pid = readFileSync(join(dir, 'hosts', 'lab-01', 'pid'), 'utf8').trim();
     try {
@@ -115,7 +115,7 @@ describe('lab.sh', () => {
   });
 
   it('stop removes namespaces and the bridge (netns mode)', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'kmx-lab-stop-'));
+    const dir = testTempDirSync('lab-stop');
     mkdirSync(dir, { recursive: true });
     const small = await startLab({ count: 2, dir });
     const id = /ID=(\d+)/.exec(readFileSync(join(dir, 'lab.env'), 'utf8'))![1];

@@ -1,7 +1,6 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,6 +12,7 @@ import type { ScriptHostFaults } from '../../../fixtures/winrm-server/test-scrip
 import { startWindowsSshHost, type WindowsSshHost } from '../../../scripts/lab/windows-ssh-host.js';
 import { shQuote } from '../../../src/quote/index.js';
 import { SshTransport } from '../../../src/transport/ssh/index.js';
+import { testTempDir } from '../../helpers/temp.js';
 
 // PowerShell mode of the SSH transport against a real OpenSSH sshd whose sessions are "PowerShell":
 // ForceCommand hands the command line and stdin to the WinRM test server's handler (it decodes
@@ -40,7 +40,7 @@ function newTransport(): SshTransport {
 }
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'kmx-ps-ssh-'));
+  dir = await testTempDir('ps-ssh');
   await run('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', join(dir, 'id_ed25519')]);
   socket = await startCommandSocket({
     path: join(dir, 'host.sock'),
@@ -149,8 +149,15 @@ describe('SSH transport, PowerShell mode', () => {
   });
 
   it('reports a connection lost mid-command, fails while the host is down, and reconnects when it is back', async () => {
-    const running = transport.exec({ command: 'Start-Sleep -Seconds 30' });
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Take the host down once the command is really running: when its first line arrives.
+    let started!: () => void;
+    const running = transport.exec({
+      command: "Write-Output 'started'\nStart-Sleep -Seconds 30",
+      onOutput: (chunk) => chunk.data.includes('started') && started(),
+    });
+    await new Promise<void>((resolve) => {
+      started = resolve;
+    });
     await host.down();
     const lost = await running;
     expect(lost).toMatchObject({ failed: true, exitCode: null });

@@ -1,13 +1,13 @@
 import { createHash } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SecretRefError } from '../../../src/errors/index.js';
 import { resolveSecretRef } from '../../../src/transport/ssh/index.js';
 import { checksumMismatch, remoteChecksum } from '../../../src/transport/ssh/verified-transfer.js';
+import { testTempDirSync } from '../../helpers/temp.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'kmx-secret-'));
+const dir = testTempDirSync('secret');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('secret references', () => {

@@ -1,10 +1,10 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Lab, startLab } from '../../../scripts/lab/lab.js';
 import type { SshTransport } from '../../../src/transport/ssh/index.js';
+import { testTempDirSync } from '../../helpers/temp.js';
 import { labTransport } from './helpers.js';
 
 let lab: Lab;
@@ -16,7 +16,7 @@ const sha = (data: Buffer | string) => createHash('sha256').update(data).digest(
 
 beforeAll(async () => {
   lab = await startLab({ count: 2 });
-  dir = mkdtempSync(join(tmpdir(), 'kmx-sftp-'));
+  dir = testTempDirSync('sftp');
   t = labTransport(lab, 'lab-01');
   tampered = labTransport(lab, 'lab-02');
   // lab-02 gets a sha256sum that lies (first on PATH, private to that host): the mismatch path, for real.

@@ -1,8 +1,9 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { homedir, tmpdir } from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseProxyJump, resolveSshConfig, resolveSshConfigText } from '../../../src/transport/ssh/index.js';
+import { testTempDirSync } from '../../helpers/temp.js';
 
 const config = `
 Host web-*
@@ -59,7 +60,7 @@ describe('ssh config resolution', () => {
     ]);
   });
 
-  const dir = mkdtempSync(join(tmpdir(), 'kmx-sshcfg-'));
+  const dir = testTempDirSync('sshcfg');
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('reads a config file; a missing file means no config', async () => {

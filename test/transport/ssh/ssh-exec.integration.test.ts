@@ -49,9 +49,10 @@ describe('SshTransport exec on a long-lived shell', () => {
     expect(result.stdout.endsWith('xxtail\n')).toBe(true);
     expect(result.stderr.length).toBe(3_000_000);
     const sums = await t.exec({
-      command: 'head -c 2000000 /dev/urandom | base64 -w 0 | tee /tmp/kmx-rand | sha256sum',
+      // The host's private state directory: /tmp on a lab host is this machine's /tmp.
+      command: 'head -c 2000000 /dev/urandom | base64 -w 0 | tee /var/lib/kubemix-lab/rand | sha256sum',
     });
-    const data = await t.exec({ command: 'cat /tmp/kmx-rand' });
+    const data = await t.exec({ command: 'cat /var/lib/kubemix-lab/rand; rm -f /var/lib/kubemix-lab/rand' });
     expect(createHash('sha256').update(data.stdout).digest('hex')).toBe(sums.stdout.slice(0, 64));
   });
 
@@ -130,9 +131,14 @@ describe('SshTransport exec on a long-lived shell', () => {
   });
 
   it('cancels a command through an AbortSignal', async () => {
+    // Aborted once the command runs (its first line arrived), not after a guessed delay.
     const controller = new AbortController();
-    setTimeout(() => controller.abort(), 300);
-    const result = await t.exec({ command: 'sleep 30', signal: controller.signal });
+    const result = await t.exec({
+      command: 'echo started; sleep 30',
+      signal: controller.signal,
+      onOutput: (chunk) => chunk.data.includes('started') && controller.abort(),
+    });
+    expect(result.stdout).toBe('started\n');
     expect(result.failed).toBe(true);
     expect(result.timedOut).toBe(false);
     expect(result.stderr).toContain('cancelled');

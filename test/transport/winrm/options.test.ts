@@ -1,9 +1,9 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SecretRefError } from '../../../src/errors/index.js';
 import { resolveOptions, WinrmConfigError } from '../../../src/transport/winrm/options.js';
+import { testTempDir } from '../../helpers/temp.js';
 
 const base = { host: 'win1', address: '10.0.0.5', user: 'Administrator', password: 'pw' };
 
@@ -63,7 +63,7 @@ describe('WinRM options', () => {
     expect((error as Error).message).toBe(
       'win1: winrm password: environment variable KUBEMIX_TEST_PW is not set',
     );
-    const dir = await mkdtemp(join(tmpdir(), 'kubemix-pw-'));
+    const dir = await testTempDir('pw');
     try {
       await writeFile(join(dir, 'pw'), 'from-file\n');
       expect((await resolveOptions({ ...base, password: { file: join(dir, 'pw') } })).password).toBe(

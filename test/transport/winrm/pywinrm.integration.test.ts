@@ -1,9 +1,9 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { testTempDir } from '../../helpers/temp.js';
 import { PASSWORD, startTestServer, type TestServer, USER } from './helpers.js';
 
 // Fidelity proof: an independent WinRM client (Debian's python3-winrm 0.3 with
@@ -56,7 +56,7 @@ async function pywinrm(mode: string, url: string, password = PASSWORD): Promise<
 }
 
 beforeAll(async () => {
-  confDir = await mkdtemp(join(tmpdir(), 'kubemix-pywinrm-'));
+  confDir = await testTempDir('pywinrm');
   await writeFile(join(confDir, 'openssl-legacy.cnf'), OPENSSL_LEGACY_CONF);
 });
 afterAll(async () => {

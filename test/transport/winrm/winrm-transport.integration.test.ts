@@ -1,6 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConnectionError } from '../../../src/errors/index.js';
@@ -8,6 +7,7 @@ import { MAX_ATTEMPTS } from '../../../src/transport/winrm/lost-answers.js';
 import { WinrmConfigError } from '../../../src/transport/winrm/options.js';
 import { MAX_COMMAND_LINE } from '../../../src/transport/winrm/powershell.js';
 import type { WinrmTransport } from '../../../src/transport/winrm/winrm-transport.js';
+import { testTempDir } from '../../helpers/temp.js';
 import { PASSWORD, startTestServer, type TestServer, transportFor } from './helpers.js';
 
 const sha256 = (data: Buffer) => createHash('sha256').update(data).digest('hex');
@@ -20,7 +20,7 @@ describe('WinrmTransport, NTLM with message encryption over http', () => {
     t = await startTestServer();
     transport = transportFor(t.server);
     await transport.connect();
-    dir = await mkdtemp(join(tmpdir(), 'kubemix-winrm-'));
+    dir = await testTempDir('winrm');
   });
   afterAll(async () => {
     await transport?.close();
@@ -149,9 +149,13 @@ describe('WinrmTransport, NTLM with message encryption over http', () => {
   });
 
   it('an aborted signal stops the command and fails the result', async () => {
+    // Aborted once the command runs (its first line arrived), not after a guessed delay.
     const controller = new AbortController();
-    setTimeout(() => controller.abort(), 300);
-    const result = await transport.exec({ command: 'Start-Sleep -Seconds 30', signal: controller.signal });
+    const result = await transport.exec({
+      command: "Write-Output 'started'\nStart-Sleep -Seconds 30",
+      signal: controller.signal,
+      onOutput: (chunk) => chunk.data.includes('started') && controller.abort(),
+    });
     expect(result).toMatchObject({ failed: true, timedOut: false, exitCode: null });
     expect(result.stderr).toBe('cancelled');
   });
@@ -397,7 +401,7 @@ describe('WinrmTransport, Basic over https', () => {
   let dir: string;
   beforeAll(async () => {
     t = await startTestServer({ https: true });
-    dir = await mkdtemp(join(tmpdir(), 'kubemix-winrm-tls-'));
+    dir = await testTempDir('winrm-tls');
   });
   afterAll(async () => {
     await t?.server.stop();
