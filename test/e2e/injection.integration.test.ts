@@ -1,6 +1,5 @@
 import { existsSync } from 'node:fs';
-import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
@@ -9,6 +8,7 @@ import { offlineHostInfo } from '../../fixtures/windows-sim/cluster-commands-off
 import { shQuote } from '../../src/quote/index.js';
 import { loadVersions } from '../../src/versions/versions.js';
 import { injectionCorpus, type Payload } from '../helpers/injection-corpus.js';
+import { testTempDir } from '../helpers/temp.js';
 import { labSsh } from '../playbooks-cluster/helpers.js';
 import { kubemix } from './helpers.js';
 
@@ -32,7 +32,7 @@ beforeAll(async () => {
     scale: 0,
     name: 'injection',
   });
-  dir = await mkdtemp(join(tmpdir(), 'kmx-injection-'));
+  dir = await testTempDir('injection');
   canary = join(dir, 'canary');
 });
 

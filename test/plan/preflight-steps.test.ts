@@ -1,15 +1,15 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { credentialPreflightSteps } from '../../src/plan/preflight-steps.js';
 import type { InventoryHost } from '../../src/types/inventory.js';
 import { injectionCorpus } from '../helpers/injection-corpus.js';
+import { testTempDirSync } from '../helpers/temp.js';
 
 // The credential preflight runs on the machine running kubemix: its commands go to a real
 // /bin/sh here, with every corpus value as a key path and as the name of a missing variable.
-const dir = mkdtempSync(join(tmpdir(), 'kmx-preflight-'));
+const dir = testTempDirSync('preflight');
 const canary = join(dir, 'canary');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

@@ -1,6 +1,5 @@
 import { existsSync } from 'node:fs';
-import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
@@ -8,6 +7,7 @@ import { startWindowsLab, type WindowsLab } from '../../fixtures/windows-sim/lab
 import { type Lab, startLab } from '../../scripts/lab/lab.js';
 import { kubemix } from '../e2e/helpers.js';
 import { injectionCorpus } from '../helpers/injection-corpus.js';
+import { testTempDir } from '../helpers/temp.js';
 
 // `kubemix run` with the injection corpus in Ansible inventory variables: connection variables
 // (address, user) are refused with exit 2 and one line naming the variable; other variables
@@ -22,7 +22,7 @@ let canary: string;
 beforeAll(async () => {
   linux = await startLab({ count: 1 });
   windows = await startWindowsLab({ hosts: [{ name: 'win-01', windowsVersion: '2022' }] });
-  dir = await mkdtemp(join(tmpdir(), 'kmx-injection-run-'));
+  dir = await testTempDir('injection-run');
   canary = join(dir, 'canary');
 });
 

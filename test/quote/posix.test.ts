@@ -1,16 +1,16 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { shQuote } from '../../src/quote/index.js';
 import { injectionCorpus } from '../helpers/injection-corpus.js';
+import { testTempDirSync } from '../helpers/temp.js';
 import { randomStrings } from './random-strings.js';
 
 // The quoted word goes through real shells: Debian's /bin/sh (dash) and bash. Many values per
 // shell process: `printf '%s\0' WORD...` prints each word NUL-terminated, so a word that split
 // in two, lost a character or ran something shows up as a field that differs.
-const dir = mkdtempSync(join(tmpdir(), 'kmx-quote-test-'));
+const dir = testTempDirSync('quote-test');
 const canary = join(dir, 'canary');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

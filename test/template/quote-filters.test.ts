@@ -1,14 +1,14 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { verbatimStringValue } from '../../fixtures/winrm-server/powershell-literal.js';
 import { splitWindowsCommandLine } from '../../src/modules/windows/command-common.js';
 import { renderString, TemplateRenderError } from '../../src/template/index.js';
 import { injectionCorpus } from '../helpers/injection-corpus.js';
+import { testTempDirSync } from '../helpers/temp.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'kmx-quote-filter-'));
+const dir = testTempDirSync('quote-filter');
 const canary = join(dir, 'canary');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const corpus = injectionCorpus(canary).filter((p) => !p.value.includes('\0'));

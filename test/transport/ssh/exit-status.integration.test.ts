@@ -1,5 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type ClientChannel, Client as SshClient } from 'ssh2';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -9,6 +8,7 @@ import { createDefaultHandler } from '../../../fixtures/winrm-server/default-han
 import { type Lab, startLab } from '../../../scripts/lab/lab.js';
 import { startWindowsSshHost, type WindowsSshHost } from '../../../scripts/lab/windows-ssh-host.js';
 import { SshTransport } from '../../../src/transport/ssh/index.js';
+import { testTempDir } from '../../helpers/temp.js';
 import { labTransport } from './helpers.js';
 
 // On a loaded machine the client's event loop can run late: the exec reply, the command's output,
@@ -38,7 +38,7 @@ const q = (s: string) => `'${s.replace(/'/g, "'\\''")}'`;
 
 beforeAll(async () => {
   lab = await startLab({ count: 1 });
-  dir = await mkdtemp(join(tmpdir(), 'kmx-exit-status-'));
+  dir = await testTempDir('exit-status');
   socket = await startCommandSocket({ path: join(dir, 'win.sock'), handler: createDefaultHandler() });
   windows = await startWindowsSshHost({
     name: 'win-late',

@@ -1,7 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,6 +8,7 @@ import { type Lab, startLab } from '../../../scripts/lab/lab.js';
 import { createTransport } from '../../../src/executor/create-transport.js';
 import { loadInventory, parsePlaybook, runPlaybook } from '../../../src/playbook/index.js';
 import type { SshTransport } from '../../../src/transport/ssh/index.js';
+import { testTempDirSync } from '../../helpers/temp.js';
 import { labTransport } from './helpers.js';
 
 // Hosts whose sshd has no `Subsystem sftp` line (lab-02, lab-03), and one that has no scp either
@@ -36,7 +36,7 @@ async function sftpRefusals(name: string): Promise<number> {
 
 beforeAll(async () => {
   lab = await startLab({ count: 3, noSftp: ['lab-02', 'lab-03'], noScp: ['lab-03'] });
-  dir = mkdtempSync(join(tmpdir(), 'kmx-transfer-fallback-'));
+  dir = testTempDirSync('transfer-fallback');
 });
 
 afterAll(async () => {
