@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { type RunSummary, runPlan } from '../engine/index.js';
 import { createTransportFactory } from '../executor/create-transport.js';
-import { createPlaybookStepExecutor } from '../executor/playbook-step-executor.js';
+import { createPlaybookStepExecutor } from '../playbook/step-executor.js';
 import type { Plan } from '../types/plan.js';
 import { err, out } from './output.js';
 import { startRunSession } from './run-session.js';

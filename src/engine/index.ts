@@ -1,6 +1,7 @@
+export { StepDefinitionError } from '../errors/index.js';
 export type { ClusterLock } from './lock.js';
 export { acquireLock, lockPath } from './lock.js';
-export { moduleStepExecutor, StepDefinitionError } from './module-step-executor.js';
+export { moduleStepExecutor } from './module-step-executor.js';
 export { REDACTED, Redactor } from './redactor.js';
 export { renderPlaceholders } from './render.js';
 export { DEFAULT_FORKS, runPlan } from './run-plan.js';
