@@ -55,6 +55,8 @@ export interface HostRunContext
   extends Omit<StepRunContext, 'step' | 'transport' | 'templateContext' | 'delegate'> {
   pool: TransportPool;
   outputs: OutputStore;
+  /** Inventory host by name, with what providers assigned during the run. */
+  hosts: Map<string, InventoryHost>;
   /** Position of the host in the task's host list (0 runs the runOnce steps). */
   hostIndex: number;
   gate: RunOnceGate;
@@ -113,7 +115,7 @@ async function delegateTo(
   ctx: HostRunContext,
   name: string,
 ): Promise<{ host: InventoryHost; transport: Transport }> {
-  const host = ctx.plan.hosts.find((h) => h.name === name);
+  const host = ctx.plan.hosts.some((h) => h.name === name) ? ctx.hosts.get(name) : undefined;
   if (!host)
     throw new ConnectionError(
       name,

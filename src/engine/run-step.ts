@@ -5,6 +5,7 @@ import { failedResult } from '../types/command-result.js';
 import type { RunEvent, StepStatus } from '../types/events.js';
 import type { InventoryHost } from '../types/inventory.js';
 import type { Plan, PlanStep, PlanTask } from '../types/plan.js';
+import type { ProvisionLedger } from '../types/provision.js';
 import { decisiveResult, describeFailure, formatStepFailure, tailLines } from './failure.js';
 import { registeredValue } from './outputs.js';
 import type { Redactor } from './redactor.js';
@@ -41,6 +42,8 @@ export interface StepRunContext {
   register: (host: string, name: string, value: unknown, secret: boolean) => Promise<void>;
   /** Another plan host and its pooled transport (delegate_to). */
   delegate: StepRequest['delegate'];
+  /** The state's provider records, handed to provider modules. */
+  ledger?: ProvisionLedger;
 }
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
@@ -144,6 +147,7 @@ async function runAttempt(ctx: StepRunContext, step: PlanStep, attempt: number):
       ...(step.timeoutMs === undefined ? {} : { timeoutMs: step.timeoutMs }),
       onOutput: step.secret ? () => undefined : output.push,
       delegate: ctx.delegate,
+      ...(ctx.ledger ? { ledger: ctx.ledger } : {}),
     });
     output.flush();
     let result = decisiveResult(outcome) ?? summaryResult(ctx, step, outcome);

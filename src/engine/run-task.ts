@@ -22,8 +22,6 @@ export interface TaskRunContext extends Omit<HostRunContext, 'task' | 'host' | '
   pool: TransportPool;
   outputs: OutputStore;
   limiter: Limiter;
-  /** Inventory host by name (including the implicit `localhost`). */
-  hosts: Map<string, InventoryHost>;
   now: () => Date;
 }
 

@@ -35,6 +35,11 @@ export interface RunPlanOptions {
   render?: TemplateRenderer;
   /** Clock, for tests. */
   now?: () => Date;
+  /**
+   * Record provider resources in this cluster directory's state instead of the run's own
+   * (`down` keeps its progress in teardown/ and records deletions in the build's state).
+   */
+  ledgerDir?: string;
 }
 
 /** A step that failed, for the end-of-run report. Secrets are already redacted. */
