@@ -2,6 +2,7 @@ export { StepDefinitionError } from '../errors/index.js';
 export type { ClusterLock } from './lock.js';
 export { acquireLock, lockPath } from './lock.js';
 export { moduleStepExecutor } from './module-step-executor.js';
+export { applyProvisionUpdate, assignHost, liveResources } from './provision.js';
 export { REDACTED, Redactor } from './redactor.js';
 export { renderPlaceholders } from './render.js';
 export { DEFAULT_FORKS, runPlan } from './run-plan.js';
@@ -10,7 +11,8 @@ export { readSecrets, secretsPath } from './secrets-store.js';
 export type { Selection, SelectOptions } from './select.js';
 export { selectTasks } from './select.js';
 export type { ClusterState, LastRunState, TaskState } from './state.js';
-export { planHash, readState, STATE_VERSION, statePath, taskHash } from './state.js';
+export { planHash, readState, STATE_VERSION, statePath, taskHash, writeState } from './state.js';
+export { StateFileLedger } from './state-ledger.js';
 export type {
   RunPlanOptions,
   RunSummary,

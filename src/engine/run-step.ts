@@ -208,6 +208,7 @@ function fail(ctx: StepRunContext, raw: CommandResult, outcome: ModuleRunResult 
     command: result.command,
     exitCode: result.exitCode,
     stderrTail: outcome ? stderrTail : ctx.redactor.text(reason),
+    ...(outcome?.inputError ? { inputError: true } : {}),
   };
   const message = ctx.redactor.text(
     formatStepFailure({

@@ -52,6 +52,8 @@ export interface StepFailure {
   exitCode: number | null;
   /** Last lines of stderr (or the failure message when there was no command). */
   stderrTail: string;
+  /** The module judged the failure to be bad input (exit code 2 rather than 1). */
+  inputError?: boolean;
 }
 
 /** How one task ended in this run. */

@@ -216,6 +216,7 @@ async function runOnce(
   };
   if (outcome.msg !== undefined) registered['msg'] = outcome.msg;
   if (outcome.data?.['skipped'] === true) registered['skipped'] = true;
+  if (outcome.inputError) registered['input_error'] = true;
   const run: SingleRun = {
     registered,
     results: outcome.results,

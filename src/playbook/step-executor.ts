@@ -117,6 +117,7 @@ export function createPlaybookStepExecutor(): StepExecutor {
       rebootRequired: outcome.rebootRequired,
     };
     if (outcome.msg !== undefined) result.msg = outcome.msg;
+    if (outcome.failed && outcome.registered['input_error'] === true) result.inputError = true;
     return result;
   };
 }

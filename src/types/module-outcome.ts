@@ -12,6 +12,11 @@ export interface ModuleOutcome {
   rebootRequired?: boolean;
   /** Facts to set on the host (set_fact). */
   facts?: Record<string, unknown>;
+  /**
+   * The failure is the user's input (a wrong digest, a name already in use): `kubemix` exits 2,
+   * as for a bad spec, instead of 1.
+   */
+  inputError?: boolean;
 }
 
 /** The outcome of a module plus every command result it produced (last one first for errors). */

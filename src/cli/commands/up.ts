@@ -53,6 +53,7 @@ export async function upCommand(argv: string[]): Promise<number> {
   const forks = intOption('forks', values.forks, { min: 1 });
   const logFormat = choiceOption('log-format', values['log-format'], ['text', 'json'] as const) ?? 'text';
   const context = await loadClusterContext(onePositional('up', positionals, 'spec'), values);
+  await context.ensureClusterKey();
   const plan = context.upPlan();
   const code = await runPlanWithRenderers(plan, context.clusterDir, {
     logFormat,

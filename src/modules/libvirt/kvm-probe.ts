@@ -1,0 +1,32 @@
+import { sq } from '../shell.js';
+
+/**
+ * Can KVM run a guest here? `/dev/kvm` can exist and still fail to run anything (nested setups
+ * without the CPU support: QEMU starts, the guest never executes). So the probe boots a 512-byte
+ * boot sector under `-accel kvm` whose only instruction writes to QEMU's isa-debug-exit port:
+ * QEMU then exits with (0x10 << 1) | 1 = 33 at once. Any other ending within the time limit means
+ * KVM cannot be used, and guests run under TCG. Bytes: mov al,0x10; out 0xf4,al; hlt; jmp $-1;
+ * then zeros and the 0x55AA boot signature.
+ */
+export const KVM_PROBE_TIMEOUT_SEC = 5;
+const EXIT_CODE_OK = 33;
+
+export function kvmProbeScript(): string {
+  return [
+    'if [ ! -c /dev/kvm ] || [ ! -r /dev/kvm ] || [ ! -w /dev/kvm ]; then echo "kvm: /dev/kvm is missing or not usable by $(id -un)"; exit 0; fi',
+    'qemu=$(command -v qemu-system-x86_64 || true)',
+    'if [ -z "$qemu" ]; then echo "kvm: qemu-system-x86_64 not found"; exit 0; fi',
+    'd=$(mktemp -d)',
+    `trap 'rm -rf "$d"' EXIT`,
+    `{ printf '\\260\\020\\346\\364\\364\\353\\375'; head -c 503 /dev/zero; printf '\\125\\252'; } > "$d/probe.img"`,
+    `timeout ${KVM_PROBE_TIMEOUT_SEC} "$qemu" -accel kvm -machine pc -nodefaults -no-user-config -display none -m 16 -device isa-debug-exit,iobase=0xf4,iosize=0x04 -drive format=raw,if=floppy,file="$d/probe.img" >/dev/null 2>"$d/err"`,
+    'rc=$?',
+    `if [ "$rc" = ${EXIT_CODE_OK} ]; then echo kvm-ok; elif [ "$rc" = 124 ]; then echo ${sq(`kvm: a test guest did not run within ${KVM_PROBE_TIMEOUT_SEC} s`)}; else echo "kvm: QEMU exited $rc: $(head -c 300 "$d/err" | tr '\\n' ' ')"; fi`,
+  ].join('\n');
+}
+
+/** undefined when KVM works, else why not. */
+export function kvmProblem(stdout: string): string | undefined {
+  const line = stdout.trim().split('\n').at(-1) ?? '';
+  return line === 'kvm-ok' ? undefined : line.replace(/^kvm: /, '') || 'the KVM check printed nothing';
+}
