@@ -158,7 +158,7 @@ describe('buildPlan', () => {
     ]);
     expect(task(p, 'create-network').steps.map((s) => s.module)).toEqual(['libvirt_network']);
     const guests = (
-      task(p, 'create-hosts').steps[0]?.args['hypervisors'] as Record<string, Array<Record<string, unknown>>>
+      task(p, 'create-hosts').steps[0]!.args['hypervisors'] as Record<string, Array<Record<string, unknown>>>
     )['hypervisor-01'];
     expect(guests?.map((g) => [g['domain'], g['ip'], g['machine']])).toEqual([
       ['lab.controller-01', '10.213.0.11', 'pc'],
