@@ -68,7 +68,12 @@ export async function runHost(ctx: HostRunContext): Promise<HostRunResult> {
   const runOnceIndexes = task.steps.flatMap((step, index) => (step.runOnce ? [index] : []));
   try {
     if (ctx.signal.aborted) return { status: 'interrupted' };
-    const connected = await connect(ctx.pool, host);
+    // A task that begins by waiting for the host (a machine just created, a reboot) connects in
+    // that step, with retries: failing it here, before the wait, would defeat its purpose.
+    const connected =
+      task.steps[0]?.module === 'wait_for_connection'
+        ? { kind: 'ok' as const, transport: ctx.pool.unconnected(host) }
+        : await connect(ctx.pool, host);
     if (connected.kind === 'error') {
       const message = ctx.redactor.text(connected.error);
       if (connected.unreachable)

@@ -19,17 +19,16 @@ export interface RunModuleOptions {
 
 export type { ModuleRunResult } from '../types/module-outcome.js';
 
+// The abort listener goes when the timer fires: polling loops sleep many times on one signal.
 const sleep = (ms: number, signal?: AbortSignal) =>
   new Promise<void>((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal?.addEventListener(
-      'abort',
-      () => {
-        clearTimeout(timer);
-        resolve();
-      },
-      { once: true },
-    );
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
   });
 
 /** Drives a module's generator over a transport: the only place module actions touch a wire. */

@@ -65,6 +65,10 @@ export async function statusCommand(argv: string[]): Promise<number> {
   if (resources.length > 0) {
     out('resources:');
     for (const r of resources) {
+      if (r.kind === 'also') {
+        out(`  ${r.location}  also ${r.name} (${r.note})`);
+        continue;
+      }
       const exists =
         r.exists === 'unknown' ? `unknown (${r.note ?? 'not asked'})` : r.exists ? 'exists' : 'gone';
       const recorded = r.recorded ? `recorded ${r.recorded}` : 'NOT RECORDED';

@@ -40,7 +40,11 @@ export function parseNetworkRanges(stdout: string): UsedRange[] {
       const prefix = prefixText !== undefined ? Number(prefixText) : netmask ? prefixOf(netmask) : 24;
       if (prefix === undefined) continue;
       const parsed = parseCidr(`${address}/${prefix}`);
-      if (parsed) ranges.push({ cidr: `${address}/${prefix}`, owner: `libvirt network ${name}` });
+      if (parsed)
+        ranges.push({
+          cidr: `${address}/${prefix}`,
+          owner: `libvirt network ${name} (${address}/${prefix})`,
+        });
     }
   }
   return ranges;

@@ -236,7 +236,7 @@ function networkProblems(
   const ownNetwork = recordedHere(context, 'network').some((r) => r.name === args.network.name);
   const used = [
     ...(networks.failed ? [] : parseNetworkRanges(networks.stdout)).filter(
-      (r) => !(ownNetwork && r.owner === `libvirt network ${args.network.name}`),
+      (r) => !(ownNetwork && r.owner.startsWith(`libvirt network ${args.network.name} (`)),
     ),
     ...(routes.failed ? [] : parseRoutes(routes.stdout)).filter((r) => r.device !== args.network.bridge),
   ];
@@ -251,7 +251,7 @@ function networkProblems(
     reported.add(key);
     if (parsed && cidrsOverlap(parsed, mine))
       problems.push({
-        message: `the cluster network ${args.network.cidr} overlaps ${range.owner} (${range.cidr}): choose another one (--network CIDR, provider.network.cidr)`,
+        message: `the cluster network ${args.network.cidr} overlaps ${range.owner}: choose another one (--network CIDR, provider.network.cidr)`,
         input: true,
       });
   }
