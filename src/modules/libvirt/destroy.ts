@@ -119,8 +119,10 @@ export const libvirtDestroyNetworkModule: Module<ClusterNames> = {
           `  ${virsh(args.uri, 'net-undefine', network.name)} >/dev/null`,
           'fi',
           `if ip -o link show dev ${sq(bridge)} >/dev/null 2>&1; then ip link delete ${sq(bridge)}; fi`,
-          // libvirt 9 leaves dnsmasq's lease status and pid files behind after net-undefine.
+          // libvirt 9 leaves dnsmasq's lease status and pid files behind after net-undefine...
           `rm -f ${sq(`/var/lib/libvirt/dnsmasq/${network.name}.`)}* ${sq(`/var/lib/libvirt/dnsmasq/${bridge}.`)}* ${sq(`/run/libvirt/network/${network.name}.`)}*`,
+          // ... and its directory of network port records.
+          `rm -rf -- ${sq(`/run/libvirt/network/${network.name}`)}`,
         ].join('\n'),
       };
       if (gone.failed) problems.push(`network ${network.name}: ${reason(gone)}`);

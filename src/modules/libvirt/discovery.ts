@@ -47,6 +47,7 @@ export function discoveryScript(names: ClusterNames): string {
     glob('/var/lib/libvirt/dnsmasq', `${names.network}.`),
     glob('/var/lib/libvirt/dnsmasq', `${names.bridge}.`),
     glob('/run/libvirt/network', `${names.network}.`),
+    sq(`/run/libvirt/network/${names.network}`),
     glob('/var/log/libvirt/qemu', prefix),
     glob('/etc/libvirt/qemu', prefix),
     glob('/run/libvirt/qemu', prefix),
