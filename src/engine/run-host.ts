@@ -68,10 +68,11 @@ export async function runHost(ctx: HostRunContext): Promise<HostRunResult> {
   const runOnceIndexes = task.steps.flatMap((step, index) => (step.runOnce ? [index] : []));
   try {
     if (ctx.signal.aborted) return { status: 'interrupted' };
-    // A task that begins by waiting for the host (a machine just created, a reboot) connects in
-    // that step, with retries: failing it here, before the wait, would defeat its purpose.
+    // A machine kubemix just created may still be booting: a task that begins by waiting for it
+    // connects in that step, with retries (failing here, before the wait, would defeat it).
+    // Listed machines should answer now: they fail fast as unreachable.
     const connected =
-      task.steps[0]?.module === 'wait_for_connection'
+      host.createdBy !== undefined && task.steps[0]?.module === 'wait_for_connection'
         ? { kind: 'ok' as const, transport: ctx.pool.unconnected(host) }
         : await connect(ctx.pool, host);
     if (connected.kind === 'error') {

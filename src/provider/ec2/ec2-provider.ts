@@ -21,6 +21,7 @@ export class Ec2Provider implements Provider {
         role: node.role,
         group: node.group,
         hostKeyPolicy: 'accept-new',
+        createdBy: 'ec2',
         vars: { ...node.vars, kubemix_address: 'pending' },
       };
       const port = defaultPort(node.connection);

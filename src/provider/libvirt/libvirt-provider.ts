@@ -142,6 +142,7 @@ export function libvirtLayout(
       group: request.group,
       // Guests make their host keys at first boot: trusted on first use, kept in the cluster's known_hosts.
       hostKeyPolicy: 'accept-new',
+      createdBy: 'libvirt',
       vars: {
         ...request.vars,
         hypervisor,
