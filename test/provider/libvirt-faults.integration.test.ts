@@ -49,7 +49,7 @@ describe('libvirt provider faults', () => {
   it('create-network fails (its bridge name is taken): down removes what was recorded, nothing is left', async () => {
     const c = await newCluster('kmxfault1', '10.213.21.0/24');
     const bridge = bridgeName(c.name);
-    await execa('ip', ['link', 'add', bridge, 'type', 'dummy']);
+    await execa('ip', ['link', 'add', bridge, 'type', 'bridge']);
     try {
       const up = await kubemix(['up', c.spec, '--cluster-dir', c.clusterDir]);
       expect(up.exitCode, up.stdout).toBe(1);
