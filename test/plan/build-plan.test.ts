@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { taskHash } from '../../src/engine/index.js';
 import {
   ancestorsOf,
   buildGraph,
@@ -274,5 +275,59 @@ describe('buildPlan', () => {
       api_server_port: 8443,
       controller_count: 3,
     });
+  });
+});
+
+describe('libvirt teardown plan', () => {
+  const spec = () =>
+    clusterSpecSchema.parse({
+      name: 'lab',
+      provider: { type: 'libvirt' },
+      nodes: { controlPlane: { count: 1 } },
+    });
+  const resource = (kind: string, name: string, status: 'intended' | 'created' | 'deleted') => ({
+    provider: 'libvirt' as const,
+    kind,
+    name,
+    location: 'hypervisor-01',
+    status,
+  });
+
+  it('destroys what the state recorded on the hypervisors that hold it, then checks for leaks', () => {
+    const down = buildTeardownPlan({
+      spec: spec(),
+      versions,
+      resources: [
+        resource('domain', 'lab.controller-01', 'intended'),
+        resource('network', 'lab.network', 'deleted'),
+      ],
+    });
+    expect(down.tasks.map((t) => [t.name, t.needs, t.hosts])).toEqual([
+      ['destroy-hosts', [], ['hypervisor-01']],
+      ['destroy-network', ['destroy-hosts'], ['hypervisor-01']],
+      ['check-leaks', ['destroy-network'], ['hypervisor-01']],
+    ]);
+    expect(down.tasks[0]?.steps[0]?.args['recorded']).toEqual({
+      'hypervisor-01': ['domain lab.controller-01'],
+    });
+  });
+
+  it('has nothing to do where nothing was recorded, and a new record changes the plan (a resumed down redoes it)', () => {
+    const none = buildTeardownPlan({ spec: spec(), versions, resources: [] });
+    expect(none.tasks.every((t) => t.hosts.length === 0)).toBe(true);
+    const one = buildTeardownPlan({
+      spec: spec(),
+      versions,
+      resources: [resource('domain', 'lab.controller-01', 'created')],
+    });
+    const two = buildTeardownPlan({
+      spec: spec(),
+      versions,
+      resources: [
+        resource('domain', 'lab.controller-01', 'created'),
+        resource('volume', 'lab.controller-01.disk.qcow2', 'intended'),
+      ],
+    });
+    expect(taskHash(one.tasks[0]!)).not.toBe(taskHash(two.tasks[0]!));
   });
 });

@@ -51,7 +51,7 @@ export const libvirtDestroyGuestsModule: Module<DestroyGuestsArgs> = {
   name: 'libvirt_destroy_guests',
   os: 'linux',
   parseArgs(raw: RawArgs) {
-    const common = parseCommon('libvirt_destroy_guests', raw, ['consoleDir', 'purgeImages']);
+    const common = parseCommon('libvirt_destroy_guests', raw, ['consoleDir', 'purgeImages', 'recorded']);
     return {
       ...common,
       consoleDir: String(raw['consoleDir'] ?? ''),
@@ -105,7 +105,7 @@ export const libvirtDestroyGuestsModule: Module<DestroyGuestsArgs> = {
 export const libvirtDestroyNetworkModule: Module<ClusterNames> = {
   name: 'libvirt_destroy_network',
   os: 'linux',
-  parseArgs: (raw: RawArgs) => parseClusterNames('libvirt_destroy_network', raw),
+  parseArgs: (raw: RawArgs) => parseClusterNames('libvirt_destroy_network', raw, ['recorded']),
   *run(args, context): ModuleRun {
     let changed = false;
     const problems: string[] = [];

@@ -160,6 +160,16 @@ export class LibvirtProvider implements Provider {
     const cluster = spec.name;
     const locations = new Set(input.resources.filter((r) => r.provider === 'libvirt').map((r) => r.location));
     const hosts = hypervisorHosts(provider).filter((h) => locations.has(h.name));
+    // What the state records as possibly existing, per hypervisor: `plan --down` shows it, and a
+    // teardown resumed after new resources were recorded runs again (its definition changed).
+    const recorded = Object.fromEntries(
+      hosts.map((h) => [
+        h.name,
+        input.resources
+          .filter((r) => r.provider === 'libvirt' && r.location === h.name && r.status !== 'deleted')
+          .map((r) => `${r.kind} ${r.name}`),
+      ]),
+    );
     const common = {
       uri: provider.uri ?? DEFAULT_LIBVIRT_URI,
       cluster,
@@ -185,7 +195,7 @@ export class LibvirtProvider implements Provider {
             {
               name: 'destroy the guests recorded in the state',
               module: 'libvirt_destroy_guests',
-              args: { ...common, consoleDir: `${context.clusterDir}/console`, purgeImages: purge },
+              args: { ...common, consoleDir: `${context.clusterDir}/console`, purgeImages: purge, recorded },
             },
           ],
         },
@@ -197,7 +207,7 @@ export class LibvirtProvider implements Provider {
             {
               name: 'destroy the network',
               module: 'libvirt_destroy_network',
-              args: { ...common, ...network },
+              args: { ...common, ...network, recorded },
             },
           ],
         },
