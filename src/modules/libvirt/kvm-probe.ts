@@ -1,8 +1,11 @@
 import { sq } from '../shell.js';
 
 /**
- * Can KVM run a guest here? `/dev/kvm` can exist and still fail to run anything (nested setups
- * without the CPU support: QEMU starts, the guest never executes). So the probe boots a 512-byte
+ * Can KVM run a guest here? First the CPU must offer hardware virtualization (the vmx or svm flag
+ * in /proc/cpuinfo: what libvirt's own virt-host-validate checks, "Checking for hardware
+ * virtualization"): `/dev/kvm` can exist without it, and then a trivial guest may even run while
+ * a real kernel stops with "KVM internal error" (seen on the machines kubemix is tested on). Then
+ * it must run something: the probe boots a 512-byte
  * boot sector under `-accel kvm` whose only instruction writes to QEMU's isa-debug-exit port:
  * QEMU then exits with (0x10 << 1) | 1 = 33 at once. Any other ending within the time limit means
  * KVM cannot be used, and guests run under TCG. Bytes: mov al,0x10; out 0xf4,al; hlt; jmp $-1;
@@ -13,6 +16,7 @@ const EXIT_CODE_OK = 33;
 
 export function kvmProbeScript(): string {
   return [
+    `if ! grep -qwE 'vmx|svm' /proc/cpuinfo; then echo ${sq('kvm: the CPU offers no hardware virtualization (no vmx or svm flag)')}; exit 0; fi`,
     'if [ ! -c /dev/kvm ] || [ ! -r /dev/kvm ] || [ ! -w /dev/kvm ]; then echo "kvm: /dev/kvm is missing or not usable by $(id -un)"; exit 0; fi',
     'qemu=$(command -v qemu-system-x86_64 || true)',
     'if [ -z "$qemu" ]; then echo "kvm: qemu-system-x86_64 not found"; exit 0; fi',
