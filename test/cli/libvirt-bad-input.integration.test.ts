@@ -1,4 +1,4 @@
-import { readdir, writeFile } from 'node:fs/promises';
+import { readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { leftovers, removeTestStorage, testImage, writeLibvirtSpec } from '../../fixtures/libvirt/lab.js';
@@ -12,13 +12,19 @@ import { kubemix, tempClusterDir } from '../e2e/helpers.js';
 const storage = { dataDir: '/var/lib/kubemix-tests-input', pool: 'kubemix-tests-input' };
 let libvirtd: TestLibvirtd;
 let image: { path: string; sha256: string };
+const temporary: string[] = [];
+const tempDir = async () => {
+  const dir = await tempClusterDir();
+  temporary.push(dir);
+  return dir;
+};
 
 async function attempt(
   name: string,
   cidr: string,
   options: { sha256?: string; memoryGiB?: number; diskGiB?: number } = {},
 ) {
-  const clusterDir = join(await tempClusterDir(), 'cluster');
+  const clusterDir = join(await tempDir(), 'cluster');
   const spec = await writeLibvirtSpec(join(clusterDir, '..', `${name}.yaml`), {
     name,
     cidr,
@@ -45,6 +51,7 @@ beforeAll(async () => {
 }, 20 * 60_000);
 
 afterAll(async () => {
+  for (const dir of temporary) await rm(dir, { recursive: true, force: true });
   await removeTestStorage(storage);
   await libvirtd?.stop();
 });
@@ -74,7 +81,7 @@ describe('libvirt bad input', () => {
   });
 
   it('a network overlapping an existing libvirt network: exit 2 naming it', async () => {
-    const xml = join(await tempClusterDir(), 'net.xml');
+    const xml = join(await tempDir(), 'net.xml');
     await writeFile(
       xml,
       "<network><name>kmxbad-other</name><ip address='10.213.33.1' prefix='24'/></network>",
@@ -93,7 +100,7 @@ describe('libvirt bad input', () => {
   });
 
   it('a cluster name already in use on the hypervisor: exit 2 naming what uses it', async () => {
-    const xml = join(await tempClusterDir(), 'domain.xml');
+    const xml = join(await tempDir(), 'domain.xml');
     await writeFile(
       xml,
       "<domain type='qemu'><name>kmxbad4.controller-01</name><memory unit='MiB'>64</memory><os><type arch='x86_64' machine='pc'>hvm</type></os></domain>",
@@ -113,7 +120,7 @@ describe('libvirt bad input', () => {
   });
 
   it('a network overlapping the pod CIDR: a spec error naming the option, exit 2, before any task', async () => {
-    const clusterDir = join(await tempClusterDir(), 'cluster');
+    const clusterDir = join(await tempDir(), 'cluster');
     const up = await kubemix([
       'up',
       'k8s-libvirt-1-0-1',
@@ -132,7 +139,7 @@ describe('libvirt bad input', () => {
   });
 
   it('Windows workers without the Windows ISO: exit 2 before anything is made', async () => {
-    const clusterDir = join(await tempClusterDir(), 'cluster');
+    const clusterDir = join(await tempDir(), 'cluster');
     const up = await kubemix([
       'up',
       'k8s-libvirt-1-1-1',
@@ -155,7 +162,7 @@ describe('libvirt bad input', () => {
   });
 
   it('an unknown hypervisor: exit 1 naming it, nothing recorded', async () => {
-    const clusterDir = join(await tempClusterDir(), 'cluster');
+    const clusterDir = join(await tempDir(), 'cluster');
     const up = await kubemix([
       'up',
       'k8s-libvirt-1-0-1',

@@ -1,4 +1,4 @@
-import { copyFile, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type FileServer, serveFiles } from '../../fixtures/libvirt/file-server.js';
@@ -130,6 +130,7 @@ afterAll(async () => {
   if (spec && (await leftovers(cluster)).length > 0)
     await kubemix(['down', spec, '--cluster-dir', clusterDir]);
   await removeTestStorage(cluster);
+  if (clusterDir) await rm(join(clusterDir, '..'), { recursive: true, force: true });
   await server?.close();
   await libvirtd?.stop();
 }, 10 * 60_000);

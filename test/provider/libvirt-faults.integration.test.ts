@@ -41,6 +41,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   for (const c of made) if ((await gone(c)).length > 0) await down(c);
+  for (const c of made) await rm(join(c.clusterDir, '..'), { recursive: true, force: true });
   await removeTestStorage(storage);
   await libvirtd?.stop();
 }, 10 * 60_000);
@@ -134,6 +135,5 @@ describe('libvirt provider faults', () => {
     const teardown = await down(c);
     expect(teardown.exitCode, teardown.stdout).toBe(0);
     expect(await gone(c)).toEqual([]);
-    await rm(c.clusterDir, { recursive: true, force: true });
   });
 });
