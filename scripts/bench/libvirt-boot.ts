@@ -97,6 +97,7 @@ export async function libvirtBootBench(): Promise<{ one: BootRun; three: BootRun
           reject: false,
           env: { CI: 'true' },
         });
+    for (const c of made) await rm(join(c.clusterDir, '..'), { recursive: true, force: true });
     await removeTestStorage(storage);
     await server.close();
     await libvirtd.stop();
