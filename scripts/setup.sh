@@ -3,10 +3,17 @@
 # Debian packages: OpenSSH (the lab's real sshd hosts), iproute2 (network namespaces), sudo
 # (become), procps + util-linux (lab process and namespace tools), python3-winrm (an independent
 # WinRM client that proves our WinRM test server), openssl (the test server's throwaway TLS certificate).
+# libvirt provider tests (real libvirtd and QEMU guests): libvirt-daemon-system + libvirt-clients
+# (libvirtd, virtlogd, virsh), qemu-system-x86 + qemu-utils (QEMU, qemu-img), genisoimage (cloud-init
+# seed ISOs), dnsmasq-base (libvirt's DHCP/DNS), iptables (libvirt's NAT rules), curl (image
+# downloads); debootstrap, fdisk and e2fsprogs build the small Debian test image
+# (scripts/libvirt/build-test-image.sh). Nothing is started here: the tests start libvirtd themselves.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-APT_PACKAGES=(openssh-server openssh-client iproute2 sudo procps util-linux python3-winrm python3-requests-ntlm openssl)
+APT_PACKAGES=(openssh-server openssh-client iproute2 sudo procps util-linux python3-winrm python3-requests-ntlm openssl
+  libvirt-daemon-system libvirt-clients qemu-system-x86 qemu-utils genisoimage dnsmasq-base iptables curl
+  debootstrap fdisk e2fsprogs)
 
 missing=()
 for pkg in "${APT_PACKAGES[@]}"; do

@@ -12,7 +12,7 @@ export * from './kubeconfig/index.js';
 export { findModule, moduleNames } from './modules/registry.js';
 export type { Module, ModuleAction, ModuleContext, ModuleOutcome } from './modules/types.js';
 export * from './plan/index.js';
-export { type Provider, StaticProvider } from './provider/index.js';
+export { LibvirtProvider, type Provider, providerFor, StaticProvider } from './provider/index.js';
 export * from './spec/index.js';
 export { LocalTransport } from './transport/local/index.js';
 export type { ExecRequest, GetRequest, OutputChunk, PutRequest, Transport } from './transport/types.js';

@@ -1,7 +1,10 @@
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { assignHost, type ClusterState } from '../engine/index.js';
 import { buildPlan, buildTeardownPlan } from '../plan/index.js';
 import { loadClusterPlaybooks, playbooksDir } from '../playbook/cluster-playbooks.js';
+import { ensureClusterKey, readClusterPublicKey } from '../provider/cluster-key.js';
+import { withLocalImageDigests } from '../provider/libvirt/image-digest.js';
 import { loadSpec } from '../spec/index.js';
 import type { ClusterSpec } from '../spec/schema.js';
 import type { Plan } from '../types/plan.js';
@@ -15,7 +18,16 @@ export interface ClusterContext {
   versions: Versions;
   clusterDir: string;
   upPlan(): Plan;
-  downPlan(): Plan;
+  /** The teardown plan for what the state recorded (hosts with what providers assigned them). */
+  downPlan(state: ClusterState | undefined, options?: { purgeImages?: boolean }): Plan;
+  /** Makes the cluster SSH key when the provider logs in to machines it creates (libvirt); idempotent. */
+  ensureClusterKey(): Promise<void>;
+}
+
+/** A plan's hosts as the state knows them: with what providers assigned (addresses, credentials...). */
+export function withRecordedHosts(plan: Plan, state: ClusterState | undefined): Plan {
+  if (!state) return plan;
+  return { ...plan, hosts: plan.hosts.map((h) => assignHost(h, state.assignments[h.name])) };
 }
 
 /** Where a cluster's state lives unless --cluster-dir says otherwise: $KUBEMIX_HOME or ~/.kubemix, then clusters/<name>. */
@@ -48,19 +60,50 @@ export async function loadClusterContext(
   if (values['kubernetes-version'] !== undefined)
     shortForm.kubernetesVersion = values['kubernetes-version'] as string;
   if (values['name'] !== undefined) shortForm.name = values['name'] as string;
-  const { spec, source } = await loadSpec(argument, shortForm);
+  const strings = [
+    ['linux-image', 'linuxImage'],
+    ['linux-image-sha256', 'linuxImageSha256'],
+    ['windows-iso', 'windowsIso'],
+    ['windows-iso-sha256', 'windowsIsoSha256'],
+    ['virtio-iso', 'virtioIso'],
+    ['virtio-iso-sha256', 'virtioIsoSha256'],
+    ['network', 'network'],
+  ] as const;
+  for (const [flag, key] of strings) if (values[flag] !== undefined) shortForm[key] = values[flag] as string;
+  const loaded = await loadSpec(argument, shortForm);
+  const source = loaded.source;
+  const spec = await withLocalImageDigests(loaded.spec, source);
   const versions = loadVersions(spec.versions ?? {}, source);
   const clusterDir = values['cluster-dir']
     ? resolve(String(values['cluster-dir']))
     : defaultClusterDir(spec.name);
   const playbooks = await loadClusterPlaybooks();
-  const planOptions = { spec, versions, clusterDir, playbooks, playbookDir: playbooksDir() };
+  let publicKey = spec.provider.type === 'libvirt' ? await readClusterPublicKey(clusterDir) : undefined;
+  const planOptions = () => ({
+    spec,
+    versions,
+    clusterDir,
+    playbooks,
+    playbookDir: playbooksDir(),
+    ...(publicKey === undefined ? {} : { publicKey }),
+  });
   return {
     spec,
     source,
     versions,
     clusterDir,
-    upPlan: () => buildPlan(planOptions),
-    downPlan: () => buildTeardownPlan(planOptions),
+    upPlan: () => buildPlan(planOptions()),
+    downPlan: (state, options = {}) =>
+      withRecordedHosts(
+        buildTeardownPlan({
+          ...planOptions(),
+          resources: state?.resources ?? [],
+          purgeImages: options.purgeImages ?? false,
+        }),
+        state,
+      ),
+    ensureClusterKey: async () => {
+      if (spec.provider.type === 'libvirt') publicKey = await ensureClusterKey(clusterDir, spec.name);
+    },
   };
 }

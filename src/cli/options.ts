@@ -16,6 +16,13 @@ export const SHORT_FORM_OPTIONS = {
   hypervisor: { type: 'string', multiple: true },
   'kubernetes-version': { type: 'string' },
   name: { type: 'string' },
+  'linux-image': { type: 'string' },
+  'linux-image-sha256': { type: 'string' },
+  'windows-iso': { type: 'string' },
+  'windows-iso-sha256': { type: 'string' },
+  'virtio-iso': { type: 'string' },
+  'virtio-iso-sha256': { type: 'string' },
+  network: { type: 'string' },
 } as const satisfies OptionSpec;
 
 export const SHORT_FORM_HELP = `Short-form options (with a spec like k8s-libvirt-1-1-1 = distro-driver-controllers-computes-hypervisors):
@@ -24,7 +31,15 @@ export const SHORT_FORM_HELP = `Short-form options (with a spec like k8s-libvirt
   --hypervisor HOST          a hypervisor address ([user@]host[:port]); repeat for more;
                              none: the local machine is the only hypervisor
   --kubernetes-version V     Kubernetes version (default: playbooks/versions.yaml)
-  --name NAME                cluster name (default: the short form itself)`;
+  --name NAME                cluster name (default: the short form itself)
+  --linux-image PATH|URL     Linux base image, qcow2 (default: the Debian cloud image pinned
+                             in playbooks/versions.yaml)
+  --linux-image-sha256 HEX   its SHA-256 (required with a URL: every download is verified)
+  --windows-iso PATH|URL     Windows Server evaluation ISO (Windows workers)
+  --windows-iso-sha256 HEX   its SHA-256
+  --virtio-iso PATH|URL      virtio-win driver ISO (Windows workers)
+  --virtio-iso-sha256 HEX    its SHA-256
+  --network CIDR             the guests' NAT network (default 10.0.0.0/24)`;
 
 /** Parses argv for one command; unknown flags and missing values become UsageErrors (exit 2). */
 export function parseCommandArgs<T extends OptionSpec>(

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { type RunSummary, runPlan } from '../engine/index.js';
 import { createTransportFactory } from '../executor/create-transport.js';
-import { createPlaybookStepExecutor } from '../executor/playbook-step-executor.js';
+import { createPlaybookStepExecutor } from '../playbook/step-executor.js';
 import type { Plan } from '../types/plan.js';
 import { err, out } from './output.js';
 import { startRunSession } from './run-session.js';
@@ -13,12 +13,18 @@ export interface RunFlags {
   stopBefore?: string;
   from?: string;
   logFormat: 'text' | 'json';
+  /** Record provider resources in this cluster directory's state (down: the build's). */
+  ledgerDir?: string;
 }
 
-/** Exit codes of a run, like kubectl/kubeadm users expect: 0 ok (also a requested stop), 1 failed, 130 interrupted. */
+/**
+ * Exit codes of a run, like kubectl/kubeadm users expect: 0 ok (also a requested stop), 1 failed,
+ * 2 failed on bad input only (a check found the user's input wrong before anything was made), 130 interrupted.
+ */
 export function exitCodeFor(summary: RunSummary): number {
   if (summary.status === 'succeeded' || summary.status === 'stopped') return 0;
   if (summary.status === 'interrupted') return 130;
+  if (summary.failures.length > 0 && summary.failures.every((f) => f.inputError)) return 2;
   return 1;
 }
 
@@ -64,6 +70,7 @@ export async function runPlanWithRenderers(plan: Plan, clusterDir: string, flags
       ...(flags.stopAfter !== undefined ? { stopAfter: flags.stopAfter } : {}),
       ...(flags.stopBefore !== undefined ? { stopBefore: flags.stopBefore } : {}),
       ...(flags.from !== undefined ? { from: flags.from } : {}),
+      ...(flags.ledgerDir !== undefined ? { ledgerDir: flags.ledgerDir } : {}),
     });
   } finally {
     await session.finish();

@@ -13,9 +13,15 @@ export function tailLines(text: string, lines = STDERR_TAIL_LINES): string {
     .join('\n');
 }
 
-/** The result that best explains a module run: the last failed command, else the last command. */
+/**
+ * The result that best explains a module run: the last failed command, else the last command.
+ * A module that failed although every command succeeded (a check that found problems) has no
+ * such result: its own message explains it.
+ */
 export function decisiveResult(outcome: ModuleRunResult): CommandResult | undefined {
-  return [...outcome.results].reverse().find((r) => r.failed) ?? outcome.results.at(-1);
+  const failed = [...outcome.results].reverse().find((r) => r.failed);
+  if (failed) return failed;
+  return outcome.failed ? undefined : outcome.results.at(-1);
 }
 
 /** What went wrong, in a few words: exit code, timeout, signal, or the module's message. */

@@ -1,9 +1,11 @@
+export { StepDefinitionError } from '../errors/index.js';
 export { forgetRun } from './forget-run.js';
 export type { ClusterLock } from './lock.js';
 export { acquireLock, lockPath } from './lock.js';
-export { moduleStepExecutor, StepDefinitionError } from './module-step-executor.js';
+export { moduleStepExecutor } from './module-step-executor.js';
 export { HIDDEN_COMMAND, hiddenResult, NO_LOG_MESSAGE } from './no-log.js';
 export { ensurePrivateDir, PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, writePrivateFile } from './private-files.js';
+export { applyProvisionUpdate, assignHost, liveResources } from './provision.js';
 export { REDACTED, Redactor } from './redactor.js';
 export { renderPlaceholders } from './render.js';
 export { DEFAULT_FORKS, runPlan } from './run-plan.js';
@@ -13,7 +15,8 @@ export { readSecrets, secretsPath } from './secrets-store.js';
 export type { Selection, SelectOptions } from './select.js';
 export { selectTasks } from './select.js';
 export type { ClusterState, LastRunState, TaskState } from './state.js';
-export { planHash, readState, STATE_VERSION, statePath, taskHash } from './state.js';
+export { planHash, readState, STATE_VERSION, statePath, taskHash, writeState } from './state.js';
+export { StateFileLedger } from './state-ledger.js';
 export type {
   RunPlanOptions,
   RunSummary,

@@ -1,10 +1,7 @@
-import { KubemixError } from '../errors/index.js';
+import { StepDefinitionError } from '../errors/index.js';
 import { runModule } from '../executor/run-module.js';
 import { findModule, moduleNames } from '../modules/registry.js';
 import type { StepExecutor } from './types.js';
-
-/** A step that cannot run at all (unknown module, bad arguments): failed without retries. */
-export class StepDefinitionError extends KubemixError {}
 
 /**
  * The default {@link StepExecutor}: looks the module up in the registry and drives it with
@@ -28,7 +25,13 @@ export const moduleStepExecutor: StepExecutor = async (request) => {
   return runModule({
     module,
     args,
-    context: { host: request.host, os: request.host.os, vars: request.vars, checkMode: false },
+    context: {
+      host: request.host,
+      os: request.host.os,
+      vars: request.vars,
+      checkMode: false,
+      ...(request.ledger ? { ledger: request.ledger } : {}),
+    },
     transport: request.transport,
     signal: request.signal,
     onOutput: request.onOutput,

@@ -58,6 +58,8 @@ export interface HostRunContext
   extends Omit<StepRunContext, 'step' | 'transport' | 'templateContext' | 'delegate'> {
   pool: TransportPool;
   outputs: OutputStore;
+  /** Inventory host by name, with what providers assigned during the run. */
+  hosts: Map<string, InventoryHost>;
   /** Position of the host in the task's host list (0 runs the runOnce steps). */
   hostIndex: number;
   gate: RunOnceGate;
@@ -71,7 +73,13 @@ export async function runHost(ctx: HostRunContext): Promise<HostRunResult> {
   const runOnceIndexes = task.steps.flatMap((step, index) => (step.runOnce ? [index] : []));
   try {
     if (ctx.signal.aborted) return { status: 'interrupted' };
-    const connected = await connect(ctx.pool, host);
+    // A machine kubemix just created may still be booting: a task that begins by waiting for it
+    // connects in that step, with retries (failing here, before the wait, would defeat it).
+    // Listed machines should answer now: they fail fast as unreachable.
+    const connected =
+      host.createdBy !== undefined && task.steps[0]?.module === 'wait_for_connection'
+        ? { kind: 'ok' as const, transport: ctx.pool.unconnected(host) }
+        : await connect(ctx.pool, host);
     if (connected.kind === 'error') {
       const message = ctx.redactor.text(connected.error);
       if (connected.unreachable)
@@ -176,7 +184,7 @@ async function delegateTo(
   ctx: HostRunContext,
   name: string,
 ): Promise<{ host: InventoryHost; transport: Transport }> {
-  const host = ctx.plan.hosts.find((h) => h.name === name);
+  const host = ctx.plan.hosts.some((h) => h.name === name) ? ctx.hosts.get(name) : undefined;
   if (!host)
     throw new ConnectionError(
       name,

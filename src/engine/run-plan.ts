@@ -4,10 +4,12 @@ import { buildGraph, descendantsOf, type TaskGraph } from '../plan/graph.js';
 import type { RunEvent, RunStatus } from '../types/events.js';
 import type { InventoryHost } from '../types/inventory.js';
 import type { Plan } from '../types/plan.js';
+import type { ProvisionLedger } from '../types/provision.js';
 import { Limiter } from './limiter.js';
 import { acquireLock } from './lock.js';
 import { moduleStepExecutor } from './module-step-executor.js';
 import { OutputStore } from './outputs.js';
+import { assignHost } from './provision.js';
 import { Redactor } from './redactor.js';
 import { renderPlaceholders } from './render.js';
 import { resumePoint } from './resume.js';
@@ -16,6 +18,7 @@ import { schedule } from './schedule.js';
 import { readSecrets } from './secrets-store.js';
 import { type Selection, selectTasks } from './select.js';
 import { readState, statePath, taskHash } from './state.js';
+import { StateFileLedger } from './state-ledger.js';
 import { StateRecorder } from './state-recorder.js';
 import type { RunPlanOptions, RunSummary, StepFailure, TaskSummary } from './types.js';
 
@@ -110,6 +113,12 @@ async function execute(run: ExecuteContext): Promise<RunSummary> {
   const startedAt = now();
   const initial = StateRecorder.initial(plan, previous, outputs, startedAt.toISOString());
   const recorder = new StateRecorder(clusterDir, initial, outputs);
+  // The recorded inventory is read back: hosts a provider created keep what it assigned them.
+  for (const [name, assignment] of Object.entries(previous?.assignments ?? {})) {
+    const host = run.hosts.get(name);
+    if (host) run.hosts.set(name, assignHost(host, assignment));
+  }
+  const ledger = await provisionLedger(run, recorder, now);
   const emit = (event: EventInput) => {
     if (!options.onEvent) return;
     try {
@@ -157,6 +166,7 @@ async function execute(run: ExecuteContext): Promise<RunSummary> {
     redactor,
     emit,
     signal: aborter.signal,
+    ledger,
     register: async (host, name, value, secret) => {
       // A value built from a secret is a secret too: it goes to secrets.json, never to state.json.
       const isSecret = secret || redactor.mentions(value);
@@ -242,6 +252,37 @@ async function execute(run: ExecuteContext): Promise<RunSummary> {
     changedTasks,
     ...(failedTask === undefined ? {} : { failedTask }),
     ...(message === undefined ? {} : { error: message }),
+  };
+}
+
+/**
+ * Where provider modules record what they create: this run's state, or (for `down`, options.ledgerDir)
+ * the build's. Host assignments also reach the run's inventory, so later tasks use them.
+ */
+async function provisionLedger(
+  run: ExecuteContext,
+  recorder: StateRecorder,
+  now: () => Date,
+): Promise<ProvisionLedger> {
+  const store: ProvisionLedger = run.options.ledgerDir
+    ? await StateFileLedger.open(run.options.ledgerDir, now)
+    : {
+        get resources() {
+          return recorder.state.resources;
+        },
+        record: (update) => recorder.recordProvision(update, now().toISOString()),
+      };
+  return {
+    get resources() {
+      return store.resources;
+    },
+    record: async (update) => {
+      await store.record(update);
+      for (const assignment of update.hosts ?? []) {
+        const host = run.hosts.get(assignment.name);
+        if (host) run.hosts.set(assignment.name, assignHost(host, assignment));
+      }
+    },
   };
 }
 

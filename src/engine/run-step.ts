@@ -5,6 +5,7 @@ import { failedResult } from '../types/command-result.js';
 import type { RunEvent, StepStatus } from '../types/events.js';
 import type { InventoryHost } from '../types/inventory.js';
 import type { Plan, PlanStep, PlanTask } from '../types/plan.js';
+import type { ProvisionLedger } from '../types/provision.js';
 import { decisiveResult, describeFailure, formatStepFailure, tailLines } from './failure.js';
 import { lineBuffer } from './line-buffer.js';
 import { hiddenFailureReason, hiddenResult } from './no-log.js';
@@ -43,6 +44,8 @@ export interface StepRunContext {
   register: (host: string, name: string, value: unknown, secret: boolean) => Promise<void>;
   /** Another plan host and its pooled transport (delegate_to). */
   delegate: StepRequest['delegate'];
+  /** The state's provider records, handed to provider modules. */
+  ledger?: ProvisionLedger;
 }
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
@@ -144,6 +147,7 @@ async function runAttempt(ctx: StepRunContext, step: PlanStep, attempt: number):
       ...(step.timeoutMs === undefined ? {} : { timeoutMs: step.timeoutMs }),
       onOutput: step.secret ? () => undefined : output.push,
       delegate: ctx.delegate,
+      ...(ctx.ledger ? { ledger: ctx.ledger } : {}),
     });
     output.flush();
     let result = decisiveResult(outcome) ?? summaryResult(ctx, step, outcome);
@@ -208,6 +212,7 @@ function fail(ctx: StepRunContext, raw: CommandResult, outcome: ModuleRunResult 
     command: result.command,
     exitCode: result.exitCode,
     stderrTail: outcome ? stderrTail : ctx.redactor.text(reason),
+    ...(outcome?.inputError ? { inputError: true } : {}),
   };
   const message = ctx.redactor.text(
     formatStepFailure({

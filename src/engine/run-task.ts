@@ -24,8 +24,6 @@ export interface TaskRunContext
   pool: TransportPool;
   outputs: OutputStore;
   limiter: Limiter;
-  /** Inventory host by name (including the implicit `localhost`). */
-  hosts: Map<string, InventoryHost>;
   now: () => Date;
 }
 

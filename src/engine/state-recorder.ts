@@ -1,6 +1,8 @@
 import type { InventoryHost } from '../types/inventory.js';
 import type { Plan } from '../types/plan.js';
+import type { ProvisionUpdate } from '../types/provision.js';
 import type { OutputStore } from './outputs.js';
+import { applyProvisionUpdate, assignHost } from './provision.js';
 import { writeSecrets } from './secrets-store.js';
 import {
   type ClusterState,
@@ -24,16 +26,20 @@ export class StateRecorder {
     private readonly outputs: OutputStore,
   ) {}
 
-  /** A state for this plan, carrying over tasks, outputs and extra inventory from the previous one. */
+  /**
+   * A state for this plan, carrying over tasks, outputs, provider records and extra inventory from
+   * the previous one. Planned hosts get what providers assigned to them in earlier runs.
+   */
   static initial(
     plan: Plan,
     previous: ClusterState | undefined,
     outputs: OutputStore,
     startedAt: string,
   ): ClusterState {
+    const assignments = structuredClone(previous?.assignments ?? {});
     const inventory = new Map<string, InventoryHost>();
     for (const host of previous?.inventory ?? []) inventory.set(host.name, host);
-    for (const host of plan.hosts) inventory.set(host.name, host);
+    for (const host of plan.hosts) inventory.set(host.name, assignHost(host, assignments[host.name]));
     return {
       version: STATE_VERSION,
       cluster: plan.cluster,
@@ -41,8 +47,23 @@ export class StateRecorder {
       tasks: { ...previous?.tasks },
       inventory: [...inventory.values()],
       outputs: outputs.outputs,
+      resources: structuredClone(previous?.resources ?? []),
+      assignments,
       lastRun: { status: 'running', startedAt },
     };
+  }
+
+  /**
+   * Applies provider records (resources, host assignments) to the state and writes it; resolves
+   * once it is on disk.
+   */
+  recordProvision(update: ProvisionUpdate, now: string): Promise<void> {
+    applyProvisionUpdate(this.state, update, now);
+    for (const assignment of update.hosts ?? []) {
+      const index = this.state.inventory.findIndex((h) => h.name === assignment.name);
+      if (index >= 0) this.state.inventory[index] = assignHost(this.state.inventory[index]!, assignment);
+    }
+    return this.save();
   }
 
   setTask(name: string, task: TaskState): void {

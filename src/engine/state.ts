@@ -6,6 +6,7 @@ import { KubemixError } from '../errors/index.js';
 import type { RunStatus } from '../types/events.js';
 import type { InventoryHost } from '../types/inventory.js';
 import type { Plan, PlanTask } from '../types/plan.js';
+import type { HostAssignment, ProviderResource } from '../types/provision.js';
 import { writeFileAtomic } from './atomic-write.js';
 import { PRIVATE_FILE_MODE } from './private-files.js';
 
@@ -37,9 +38,17 @@ export interface ClusterState {
   /** Hash of every task's name, needs, hosts and steps. */
   planHash: string;
   tasks: Record<string, TaskState>;
+  /** The hosts as last known: planned hosts with what providers assigned to them. */
   inventory: InventoryHost[];
   /** Registered outputs by host, then by name. */
   outputs: Record<string, Record<string, unknown>>;
+  /**
+   * Everything a provider made for the cluster (intent recorded before each create call): what
+   * `down` destroys and `status` lists. Empty for static clusters.
+   */
+  resources: ProviderResource[];
+  /** What providers assigned to hosts while creating them, by host name (read back on every run). */
+  assignments: Record<string, HostAssignment>;
   lastRun?: LastRunState;
 }
 
@@ -58,6 +67,23 @@ const stateSchema = z.object({
   ),
   inventory: z.array(z.object({ name: z.string() }).passthrough()),
   outputs: z.record(z.string(), z.record(z.string(), z.unknown())),
+  // Absent in states written before providers recorded resources.
+  resources: z
+    .array(
+      z
+        .object({
+          provider: z.enum(['libvirt', 'ec2']),
+          kind: z.string(),
+          name: z.string(),
+          location: z.string(),
+          status: z.enum(['intended', 'created', 'deleted']),
+          details: z.record(z.string(), z.string()).optional(),
+          updatedAt: z.string().optional(),
+        })
+        .passthrough(),
+    )
+    .default([]),
+  assignments: z.record(z.string(), z.object({ name: z.string() }).passthrough()).default({}),
   lastRun: z
     .object({
       status: z.enum(['succeeded', 'failed', 'stopped', 'interrupted', 'running']),

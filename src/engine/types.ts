@@ -1,42 +1,12 @@
-import type { ModuleRunResult } from '../executor/run-module.js';
 import type { TransportFactory } from '../executor/transport-pool.js';
-import type { OutputChunk, Transport } from '../transport/types.js';
 import type { RunEvent, RunEventListener, RunStatus, TaskStatus } from '../types/events.js';
-import type { InventoryHost } from '../types/inventory.js';
-import type { Plan, PlanStep, PlanTask } from '../types/plan.js';
+import type { Plan } from '../types/plan.js';
+import type { StepExecutor } from '../types/step.js';
+
+export type { StepExecutor, StepRequest } from '../types/step.js';
 
 /** Why a task did not run (the `task-skip` reasons, plus `interrupted` for Ctrl-C). */
 export type TaskSkipReason = Extract<RunEvent, { type: 'task-skip' }>['reason'];
-
-/** One attempt of one step on one host: what a {@link StepExecutor} is given. */
-export interface StepRequest {
-  plan: Plan;
-  task: PlanTask;
-  /** The step with its `args` already rendered (templates resolved). */
-  step: PlanStep;
-  host: InventoryHost;
-  /** The host's pooled, connected transport. */
-  transport: Transport;
-  /** The template context the args were rendered with (vars, outputs, host). */
-  vars: Record<string, unknown>;
-  /** 1-based attempt number. */
-  attempt: number;
-  /** Aborted on Ctrl-C and when the attempt's time limit passes: pass it to every command. */
-  signal: AbortSignal;
-  /** Time limit of this attempt (the step's `timeoutMs`), for commands that set none. */
-  timeoutMs?: number;
-  /** Live output; the engine turns it into redacted `step-output` events. */
-  onOutput: (chunk: OutputChunk) => void;
-  /** Another plan host and its pooled transport, for delegate_to. Throws for an unknown host. */
-  delegate: (hostName: string) => Promise<{ host: InventoryHost; transport: Transport }>;
-}
-
-/**
- * Runs one attempt of a step and reports the module outcome with every command result.
- * A failed command is a result (`failed: true`), which the engine may retry. Throwing means the
- * step cannot run at all (unknown module, bad arguments): the engine fails it without retrying.
- */
-export type StepExecutor = (request: StepRequest) => Promise<ModuleRunResult>;
 
 /** Resolves templates in step arguments. `vars` is the context: `{ vars, outputs, host, hosts }`. */
 export type TemplateRenderer = (value: unknown, vars: Record<string, unknown>) => unknown;
@@ -65,6 +35,11 @@ export interface RunPlanOptions {
   render?: TemplateRenderer;
   /** Clock, for tests. */
   now?: () => Date;
+  /**
+   * Record provider resources in this cluster directory's state instead of the run's own
+   * (`down` keeps its progress in teardown/ and records deletions in the build's state).
+   */
+  ledgerDir?: string;
 }
 
 /** A step that failed, for the end-of-run report. Secrets are already redacted. */
@@ -77,6 +52,8 @@ export interface StepFailure {
   exitCode: number | null;
   /** Last lines of stderr (or the failure message when there was no command). */
   stderrTail: string;
+  /** The module judged the failure to be bad input (exit code 2 rather than 1). */
+  inputError?: boolean;
 }
 
 /** How one task ended in this run. */

@@ -77,6 +77,9 @@ export class ConnectionError extends KubemixError {
 /** A host key that does not match known_hosts, or is revoked. Never retried. */
 export class HostKeyError extends ConnectionError {}
 
+/** A step that cannot run at all (unknown module, bad arguments): failed without retries. */
+export class StepDefinitionError extends KubemixError {}
+
 /** A task that is part of the plan but not built yet. */
 export class NotImplementedError extends KubemixError {
   constructor(what: string) {

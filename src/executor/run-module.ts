@@ -1,7 +1,8 @@
-import type { Module, ModuleAction, ModuleContext, ModuleOutcome } from '../modules/types.js';
+import type { Module, ModuleAction, ModuleContext } from '../modules/types.js';
 import type { Transport } from '../transport/types.js';
 import type { CommandResult } from '../types/command-result.js';
 import { failedResult, succeededResult } from '../types/command-result.js';
+import type { ModuleRunResult } from '../types/module-outcome.js';
 import { privateGet } from './private-get.js';
 
 /** Options for driving one module on one host. */
@@ -17,22 +18,18 @@ export interface RunModuleOptions {
   timeoutMs?: number;
 }
 
-/** The outcome of a module plus every command result it produced (last one first for errors). */
-export interface ModuleRunResult extends ModuleOutcome {
-  results: CommandResult[];
-}
+export type { ModuleRunResult } from '../types/module-outcome.js';
 
+// The abort listener goes when the timer fires: polling loops sleep many times on one signal.
 const sleep = (ms: number, signal?: AbortSignal) =>
   new Promise<void>((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal?.addEventListener(
-      'abort',
-      () => {
-        clearTimeout(timer);
-        resolve();
-      },
-      { once: true },
-    );
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
   });
 
 /** Drives a module's generator over a transport: the only place module actions touch a wire. */
@@ -81,6 +78,8 @@ async function perform(action: ModuleAction, options: RunModuleOptions): Promise
     }
     case 'reconnect':
       return reconnect(action, transport, signal);
+    case 'record':
+      return record(action, options);
   }
 }
 
@@ -114,4 +113,25 @@ async function reconnect(
   );
   result.timedOut = true;
   return result;
+}
+
+/** Hands provider records to the run's ledger (state.json) and reports when they are on disk. */
+async function record(
+  action: Extract<ModuleAction, { kind: 'record' }>,
+  options: RunModuleOptions,
+): Promise<CommandResult> {
+  const started = Date.now();
+  const command = 'record provider resources in the state';
+  const ledger = options.context.ledger;
+  if (!ledger)
+    return failedResult(
+      command,
+      'provider modules run only inside kubemix up and down (no state to record in)',
+    );
+  try {
+    await ledger.record(action.update);
+  } catch (error) {
+    return failedResult(command, `cannot write the state: ${(error as Error).message}`, Date.now() - started);
+  }
+  return succeededResult(command, Date.now() - started, options.transport.host);
 }

@@ -41,6 +41,17 @@ export class TransportPool {
     return pending;
   }
 
+  /**
+   * The host's transport without waiting for it to connect: for a task that begins by waiting for
+   * the host to come up (wait_for_connection connects it itself, retrying). Like Ansible, which
+   * never connects before a task runs. Later get() calls return the same transport.
+   */
+  unconnected(host: InventoryHost): Transport {
+    const transport = this.factory(host);
+    this.open.set(host.name, Promise.resolve(transport));
+    return transport;
+  }
+
   /** Drops a host's transport (after a lost connection) so the next get() reconnects. */
   async forget(hostName: string): Promise<void> {
     const pending = this.open.get(hostName);

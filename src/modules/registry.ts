@@ -9,7 +9,18 @@ import { templateModule } from './files/template.js';
 import { assertModule } from './flow/assert.js';
 import { debugModule } from './flow/debug.js';
 import { failModule } from './flow/fail.js';
+import { secretRefCheckModule } from './flow/secret-ref-check.js';
 import { setFactModule } from './flow/set-fact.js';
+import {
+  libvirtDestroyGuestsModule,
+  libvirtDestroyNetworkModule,
+  libvirtGuestsModule,
+  libvirtImagesModule,
+  libvirtInspectModule,
+  libvirtLeakCheckModule,
+  libvirtNetworkModule,
+  libvirtPreflightModule,
+} from './libvirt/index.js';
 import { waitForModule } from './net/wait-for.js';
 import { waitForConnectionModule } from './net/wait-for-connection.js';
 import { probeModule } from './probe.js';
@@ -84,6 +95,15 @@ for (const module of [
   winServiceModule,
   winPathModule,
   winWaitForModule,
+  secretRefCheckModule,
+  libvirtPreflightModule,
+  libvirtImagesModule,
+  libvirtNetworkModule,
+  libvirtGuestsModule,
+  libvirtDestroyGuestsModule,
+  libvirtDestroyNetworkModule,
+  libvirtLeakCheckModule,
+  libvirtInspectModule,
 ] as Module<any>[]) {
   registerModule(module);
 }

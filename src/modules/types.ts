@@ -1,5 +1,9 @@
 import type { CommandResult } from '../types/command-result.js';
 import type { HostOs, InventoryHost } from '../types/inventory.js';
+import type { ModuleOutcome } from '../types/module-outcome.js';
+import type { ProvisionLedger, ProvisionUpdate } from '../types/provision.js';
+
+export type { ModuleOutcome } from '../types/module-outcome.js';
 
 /**
  * What a module asks the executor to do. Modules never touch a connection: they yield actions
@@ -28,21 +32,13 @@ export type ModuleAction =
    */
   | { kind: 'reconnect'; timeoutMs: number; initialDelayMs?: number; expectLoss?: boolean }
   /** Wait, without a command (polling loops). */
-  | { kind: 'sleep'; ms: number };
-
-/** What a module reports when it finishes. */
-export interface ModuleOutcome {
-  changed: boolean;
-  failed: boolean;
-  /** Short message for people (shown on failure, and by debug/assert). */
-  msg?: string;
-  /** Module-specific data, available to `register`. */
-  data?: Record<string, unknown>;
-  /** True when the host must be rebooted (win_feature, ...). */
-  rebootRequired?: boolean;
-  /** Facts to set on the host (set_fact). */
-  facts?: Record<string, unknown>;
-}
+  | { kind: 'sleep'; ms: number }
+  /**
+   * Write provider records (resources, host assignments) to the state and wait until they are on
+   * disk: providers record their intent before each create call. Fails where there is no ledger
+   * (outside `kubemix up` / `down`).
+   */
+  | { kind: 'record'; update: ProvisionUpdate };
 
 /** What a module can see: the target host and the variables of the run. No connections. */
 export interface ModuleContext {
@@ -51,6 +47,8 @@ export interface ModuleContext {
   vars: Record<string, unknown>;
   /** --check: modules that change things yield nothing and report what they would do. */
   checkMode: boolean;
+  /** The state's provider records (provider modules read what earlier runs made). */
+  ledger?: ProvisionLedger;
 }
 
 /**

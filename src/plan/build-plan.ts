@@ -1,13 +1,15 @@
 import { isIP } from 'node:net';
 import { manifestVarsFromPlanVars } from '../manifests/vars.js';
 import { windowsWorkload } from '../manifests/windows-workloads.js';
+import { providerFor } from '../provider/index.js';
+import type { ProviderTask } from '../provider/types.js';
 import { parseHostPort } from '../spec/field-patterns.js';
 import type { ClusterSpec } from '../spec/schema.js';
 import type { InventoryHost } from '../types/inventory.js';
 import type { ClusterTaskName, Plan, PlanStep, PlanTask } from '../types/plan.js';
 import type { Versions } from '../versions/versions.js';
-import { LOCALHOST, plannedHosts } from './hosts.js';
-import { credentialPreflightSteps, waitForHostSteps } from './preflight-steps.js';
+import { LOCALHOST, nodeRequests } from './hosts.js';
+import { waitForHostSteps } from './preflight-steps.js';
 
 /** Inputs of planning: all data, no I/O. */
 export interface BuildPlanOptions {
@@ -22,6 +24,8 @@ export interface BuildPlanOptions {
   playbooks?: Readonly<Record<string, PlanStep[]>>;
   /** Directory the playbooks' templates and files are found under (the `playbook_dir` variable). */
   playbookDir?: string;
+  /** The cluster's SSH public key, for providers that create machines and log in with it. */
+  publicKey?: string;
 }
 
 /**
@@ -60,8 +64,20 @@ interface TaskDraft {
   description: string;
   needs: ClusterTaskName[];
   hosts: InventoryHost[];
+  /** Steps built in code; undefined: the playbooks' steps. */
   steps?: PlanStep[];
+  /** A provider task: its steps are final (undefined: not implemented yet). */
+  provider?: boolean;
 }
+
+const providerDraft = (name: ClusterTaskName, needs: ClusterTaskName[], task: ProviderTask): TaskDraft => ({
+  name,
+  description: task.description,
+  needs,
+  hosts: task.hosts,
+  ...(task.steps ? { steps: task.steps } : {}),
+  provider: true,
+});
 
 /**
  * Turns a spec into the task graph `kubemix up` runs. Pure: same spec, same plan.
@@ -71,66 +87,35 @@ interface TaskDraft {
  * Tasks whose steps are not built yet are kept in the graph with `implemented: false`, so
  * `up` fails on them by name instead of pretending.
  */
-export function buildPlan({
-  spec,
-  versions,
-  clusterDir = '',
-  playbooks = {},
-  playbookDir = '',
-}: BuildPlanOptions): Plan {
-  const hosts = plannedHosts(spec);
-  const nodes = hosts.filter((h) => h.role === 'control-plane' || h.role === 'worker');
+export function buildPlan(options: BuildPlanOptions): Plan {
+  const { spec, versions, clusterDir = '', playbooks = {}, playbookDir = '' } = options;
+  const providerPlan = providerFor(spec).plan(spec, nodeRequests(spec), {
+    versions,
+    clusterDir,
+    ...(options.publicKey === undefined ? {} : { publicKey: options.publicKey }),
+  });
+  const nodes = providerPlan.nodes;
+  const hosts = [...providerPlan.providerHosts, ...nodes];
   const controllers = nodes.filter((h) => h.role === 'control-plane');
   const firstController = controllers.slice(0, 1);
   const linuxNodes = nodes.filter((h) => h.os === 'linux');
   const linuxWorkers = linuxNodes.filter((h) => h.role === 'worker');
   const windowsWorkers = nodes.filter((h) => h.os === 'windows');
-  const hypervisors = hosts.filter((h) => h.role === 'hypervisor');
-  const provider = spec.provider.type;
-  const providerHosts = provider === 'libvirt' ? hypervisors : [LOCALHOST];
 
-  const drafts: TaskDraft[] = [
-    {
-      name: 'prepare-provider',
-      description:
-        provider === 'static'
-          ? 'Check the listed machines and every credential reference before touching a host'
-          : provider === 'libvirt'
-            ? 'Prepare each hypervisor: libvirt, storage pool, base images'
-            : 'Check EC2 access: region, VPC, subnet, key pair, AMIs',
-      needs: [],
-      hosts: providerHosts,
-      ...(provider === 'static' ? { steps: credentialPreflightSteps(hosts) } : {}),
-    },
-  ];
-  if (provider !== 'static') {
+  const drafts: TaskDraft[] = [providerDraft('prepare-provider', [], providerPlan.prepare)];
+  const { createNetwork, createHosts } = providerPlan;
+  if (createNetwork && createHosts) {
     drafts.push(
-      {
-        name: 'create-network',
-        description:
-          provider === 'libvirt'
-            ? `Create the libvirt NAT network ${spec.provider.type === 'libvirt' ? spec.provider.network.cidr : ''}`
-            : 'Create the security group (6443, 10250, UDP 4789, NodePorts)',
-        needs: ['prepare-provider'],
-        hosts: providerHosts,
-      },
-      {
-        name: 'create-hosts',
-        description: 'Create the cluster machines',
-        needs: ['create-network'],
-        hosts: providerHosts,
-      },
+      providerDraft('create-network', ['prepare-provider'], createNetwork),
+      providerDraft('create-hosts', ['create-network'], createHosts),
     );
   }
-  const hostsReady: ClusterTaskName = provider === 'static' ? 'prepare-provider' : 'create-hosts';
-  // Machines kubemix created may take minutes to boot (cloud-init, Windows sysprep); listed ones should answer now.
-  const waitTimeoutSec = provider === 'static' ? 120 : 900;
   drafts.push({
     name: 'wait-for-hosts',
     description: 'Wait until every node answers over its connection',
-    needs: [hostsReady],
+    needs: [createHosts ? 'create-hosts' : 'prepare-provider'],
     hosts: nodes,
-    steps: waitForHostSteps(waitTimeoutSec),
+    steps: [...waitForHostSteps(providerPlan.waitTimeoutSec), ...providerPlan.waitSteps],
   });
   drafts.push(
     {
@@ -193,7 +178,9 @@ export function buildPlan({
   });
 
   const tasks: PlanTask[] = drafts.map((draft) => {
-    const steps = draft.steps ?? playbookSteps(draft.name, draft.hosts, playbooks);
+    const steps = draft.provider
+      ? draft.steps
+      : (draft.steps ?? playbookSteps(draft.name, draft.hosts, playbooks));
     return {
       name: draft.name,
       description: draft.description,
@@ -228,7 +215,8 @@ export function buildPlan({
 
   return {
     cluster: spec.name,
-    hosts: provider === 'libvirt' ? hosts : [LOCALHOST, ...hosts],
+    // localhost is a plan host wherever a task runs there (static and EC2 provider tasks).
+    hosts: drafts.some((d) => d.hosts.includes(LOCALHOST)) ? [LOCALHOST, ...hosts] : hosts,
     tasks,
     vars: {
       ...manifestVars,

@@ -21,11 +21,12 @@ export function formatPlan(plan: Plan): string {
   ];
   const width = Math.max(...plan.hosts.map((h) => h.name.length));
   for (const host of plan.hosts) {
-    const address = host.address || '(assigned when created)';
     const port = host.port === undefined ? '' : `:${host.port}`;
+    const reserved = host.vars?.['kubemix_address'] === 'reserved' ? ' (DHCP reservation)' : '';
+    const address = host.address ? `${host.address}${port}${reserved}` : '(assigned at create-hosts)';
     const extra = host.windowsVersion ? ` Windows Server ${host.windowsVersion}` : '';
     lines.push(
-      `  ${host.name.padEnd(width)}  ${host.role.padEnd(13)} ${host.os}${extra}, ${host.connection} ${address}${port}`,
+      `  ${host.name.padEnd(width)}  ${host.role.padEnd(13)} ${host.os}${extra}, ${host.connection} ${address}`,
     );
   }
   lines.push('', 'Tasks:');

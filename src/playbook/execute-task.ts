@@ -6,6 +6,7 @@ import type { OutputChunk, Transport } from '../transport/types.js';
 import type { CommandResult } from '../types/command-result.js';
 import type { StepStatus } from '../types/events.js';
 import type { InventoryHost } from '../types/inventory.js';
+import type { ProvisionLedger } from '../types/provision.js';
 import type { Task } from './types.js';
 import { withVars } from './vars.js';
 
@@ -32,6 +33,8 @@ export interface ExecuteTaskOptions {
   onRetry?: (info: { attempt: number; delayMs: number; result: CommandResult }) => void;
   /** Default time limit of each command, ms. */
   timeoutMs?: number;
+  /** The state's provider records (provider modules inside kubemix up/down). */
+  ledger?: ProvisionLedger;
 }
 
 /** What one task did on one host. */
@@ -178,7 +181,13 @@ async function runOnce(
     const runOptions: Parameters<typeof runModule>[0] = {
       module,
       args,
-      context: { host: target, os: target.os, vars, checkMode: check },
+      context: {
+        host: target,
+        os: target.os,
+        vars,
+        checkMode: check,
+        ...(options.ledger ? { ledger: options.ledger } : {}),
+      },
       transport: taskTransport(options.transport, become, env),
     };
     if (options.signal) runOptions.signal = options.signal;
@@ -207,6 +216,7 @@ async function runOnce(
   };
   if (outcome.msg !== undefined) registered['msg'] = outcome.msg;
   if (outcome.data?.['skipped'] === true) registered['skipped'] = true;
+  if (outcome.inputError) registered['input_error'] = true;
   const run: SingleRun = {
     registered,
     results: outcome.results,

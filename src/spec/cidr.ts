@@ -29,3 +29,11 @@ export function cidrsOverlap(a: Ipv4Cidr, b: Ipv4Cidr): boolean {
   const bEnd = b.network + 2 ** (32 - b.prefix);
   return a.network < bEnd && b.network < aEnd;
 }
+
+/** Address `offset` inside an IPv4 CIDR (offset 1 = the first usable address), dotted. */
+export function addressInCidr(cidr: string, offset: number): string {
+  const parsed = parseCidr(cidr);
+  if (!parsed) throw new TypeError(`not an IPv4 CIDR: ${cidr}`);
+  const value = parsed.network + offset;
+  return [24, 16, 8, 0].map((shift) => Math.floor(value / 2 ** shift) % 256).join('.');
+}

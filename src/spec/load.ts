@@ -3,7 +3,7 @@ import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { SpecError, UsageError } from '../errors/index.js';
 import { parseSpecText } from './parse.js';
-import type { ClusterSpec } from './schema.js';
+import { type ClusterSpec, isImageUrl } from './schema.js';
 import { isShortForm, parseShortForm, type ShortFormOptions } from './short-form.js';
 
 /** Options of loadSpec: the short form's options, and where relative paths start. */
@@ -26,6 +26,13 @@ const SHORT_FORM_OPTION_NAMES = [
   'hypervisors',
   'kubernetesVersion',
   'name',
+  'linuxImage',
+  'linuxImageSha256',
+  'windowsIso',
+  'windowsIsoSha256',
+  'virtioIso',
+  'virtioIsoSha256',
+  'network',
 ] as const;
 
 async function isFile(path: string): Promise<boolean | 'directory'> {
@@ -73,7 +80,12 @@ export async function loadSpec(argument: string, options: LoadSpecOptions = {}):
     };
   }
   if (isShortForm(argument)) {
-    return { spec: parseShortForm(argument, shortForm), source: argument, kind: 'short-form' };
+    // Image paths on the command line are relative to where the command runs.
+    return {
+      spec: resolveImagePaths(parseShortForm(argument, shortForm), (p) => resolve(cwd, p)),
+      source: argument,
+      kind: 'short-form',
+    };
   }
   throw new SpecError([
     {
@@ -88,10 +100,25 @@ export async function loadSpec(argument: string, options: LoadSpecOptions = {}):
 function resolveSpecPaths(spec: ClusterSpec, dir: string): ClusterSpec {
   const absolute = (path: string) =>
     path.startsWith('~/') ? join(homedir(), path.slice(2)) : resolve(dir, path);
-  const withArtifacts = spec.artifacts ? { ...spec, artifacts: { dir: absolute(spec.artifacts.dir) } } : spec;
+  const withArtifacts = resolveImagePaths(
+    spec.artifacts ? { ...spec, artifacts: { dir: absolute(spec.artifacts.dir) } } : spec,
+    absolute,
+  );
   if (withArtifacts.provider.type !== 'static' || !withArtifacts.provider.knownHosts) return withArtifacts;
   return {
     ...withArtifacts,
     provider: { ...withArtifacts.provider, knownHosts: absolute(withArtifacts.provider.knownHosts) },
   };
+}
+
+/** A libvirt spec's local image paths made absolute (URLs stay as they are). */
+function resolveImagePaths(spec: ClusterSpec, absolute: (path: string) => string): ClusterSpec {
+  if (spec.provider.type !== 'libvirt') return spec;
+  const images = Object.fromEntries(
+    Object.entries(spec.provider.images).map(([key, image]) => [
+      key,
+      image && !isImageUrl(image.source) ? { ...image, source: absolute(image.source) } : image,
+    ]),
+  );
+  return { ...spec, provider: { ...spec.provider, images } };
 }

@@ -42,6 +42,36 @@ const cidr = z
   })
   .refine((v) => parseCidr(v) !== undefined, 'must be an IPv4 CIDR with octets <= 255 and a prefix <= 32');
 
+const hex = (length: number, what: string) =>
+  z
+    .string()
+    .regex(new RegExp(`^[0-9a-fA-F]{${length}}$`), `must be ${length} hexadecimal digits (a ${what} digest)`)
+    .transform((v) => v.toLowerCase());
+
+/** True for the http(s) URLs an image may be downloaded from; anything else is a local path. */
+export const isImageUrl = (source: string): boolean => /^https?:\/\//.test(source);
+
+/**
+ * A disk image or ISO: a local path (copied to each hypervisor) or an http(s) URL (downloaded by
+ * each hypervisor once, into its cache). A URL needs a digest: every download is verified.
+ */
+export const imageSourceSchema = z
+  .strictObject({
+    source: z.string().min(1).describe('Local path, or an http(s) URL.'),
+    sha256: hex(64, 'SHA-256').optional(),
+    sha512: hex(128, 'SHA-512').optional().describe('Debian publishes SHA-512 digests (SHA512SUMS).'),
+  })
+  .superRefine((image, context) => {
+    if (image.sha256 !== undefined && image.sha512 !== undefined)
+      context.addIssue({ code: 'custom', path: ['sha512'], message: 'give sha256 or sha512, not both' });
+    if (isImageUrl(image.source) && image.sha256 === undefined && image.sha512 === undefined)
+      context.addIssue({
+        code: 'custom',
+        path: ['sha256'],
+        message: 'is required with a URL: kubemix verifies every download (sha256sum FILE prints it)',
+      });
+  });
+
 /** The message for any secret that is not a reference. It never repeats the value. */
 export const SECRET_REF_MESSAGE =
   'must be a reference { env: VAR } or { file: PATH }; secrets are never written inline';
@@ -115,13 +145,38 @@ export const providerSchema = z.discriminatedUnion('type', [
       .describe('Empty: the local machine (hypervisor-01 at localhost) is the only hypervisor.'),
     network: z
       .strictObject({
-        name: dnsLabel.default('kubemix'),
-        cidr: cidr.default(DEFAULT_LIBVIRT_CIDR),
+        cidr: cidr
+          .default(DEFAULT_LIBVIRT_CIDR)
+          .describe('NAT network of the guests; every guest gets a DHCP reservation in it.'),
+      })
+      .prefault({})
+      .describe('The libvirt network kubemix creates, named <cluster>.network.'),
+    uri: z.string().optional().describe('libvirt URI on the hypervisors (default qemu:///system).'),
+    images: z
+      .strictObject({
+        linux: imageSourceSchema
+          .optional()
+          .describe(
+            'Linux base image (qcow2). Default: the Debian cloud image pinned in playbooks/versions.yaml.',
+          ),
+        windows: imageSourceSchema
+          .optional()
+          .describe('Windows Server evaluation ISO (Windows workers); kubemix never downloads one unasked.'),
+        virtio: imageSourceSchema.optional().describe('virtio-win driver ISO (Windows workers).'),
       })
       .prefault({}),
-    uri: z.string().optional().describe('libvirt URI, e.g. qemu:///system or test:///default.'),
-    baseImage: z.string().optional().describe('Linux base image (qcow2) on each hypervisor.'),
-    windowsImage: z.string().optional().describe('Windows Server image (qcow2) on each hypervisor.'),
+    storagePool: dnsLabel
+      .default('kubemix')
+      .describe(
+        'libvirt storage pool for guest disks and cached base images (a directory pool, made when missing).',
+      ),
+    dataDir: z
+      .string()
+      .regex(/^\/[^\s'"\\]*$/, 'must be an absolute path without spaces, quotes or backslashes')
+      .default('/var/lib/kubemix')
+      .describe(
+        'Directory on each hypervisor for the pool (<dataDir>/pool) and per-cluster files (<dataDir>/clusters/<name>).',
+      ),
   }),
   z.strictObject({
     type: z.literal('ec2'),
@@ -304,3 +359,4 @@ export const clusterSpecSchema = clusterSpecObject.transform(resolveDefaults);
 export type ClusterSpecInput = z.input<typeof clusterSpecSchema>;
 export type WorkerGroup = z.output<typeof workerGroupSchema>;
 export type Hypervisor = z.output<typeof hypervisorSchema>;
+export type ImageSource = z.output<typeof imageSourceSchema>;

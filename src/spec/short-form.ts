@@ -14,7 +14,25 @@ export interface ShortFormOptions {
   kubernetesVersion?: string;
   /** Cluster name; default: the short form itself. */
   name?: string;
+  /** Linux base image: a local path or an http(s) URL (default: the pinned Debian cloud image). */
+  linuxImage?: string;
+  linuxImageSha256?: string;
+  /** Windows Server evaluation ISO: a local path or an http(s) URL. */
+  windowsIso?: string;
+  windowsIsoSha256?: string;
+  /** virtio-win driver ISO: a local path or an http(s) URL. */
+  virtioIso?: string;
+  virtioIsoSha256?: string;
+  /** The guests' network (CIDR); default 10.0.0.0/24. */
+  network?: string;
 }
+
+/** Image options of the short form: spec key, option names. */
+const IMAGE_OPTIONS = [
+  { key: 'linux', source: 'linuxImage', sha256: 'linuxImageSha256' },
+  { key: 'windows', source: 'windowsIso', sha256: 'windowsIsoSha256' },
+  { key: 'virtio', source: 'virtioIso', sha256: 'virtioIsoSha256' },
+] as const;
 
 /** Kubeinit's `<distro>-<driver>-<controllers>-<computes>-<hypervisors>`, e.g. `k8s-libvirt-1-1-1`. */
 const SHORT_FORM_PATTERN = /^([a-z][a-z0-9]*)-([a-z][a-z0-9]*)-(\d+)-(\d+)-(\d+)$/;
@@ -39,6 +57,9 @@ function shortFormPath(path: SpecPath, options: ShortFormOptions): string {
   if (top === 'nodes' && second === 'workers') return 'computes';
   if (top === 'provider' && second === 'hypervisors' && options.hypervisors)
     return `options.hypervisors.${String(third)}`;
+  if (top === 'provider' && second === 'network') return 'options.network';
+  const image = IMAGE_OPTIONS.find((o) => top === 'provider' && second === 'images' && third === o.key);
+  if (image) return `options.${fourth === 'source' ? image.source : image.sha256}`;
   if (top === 'provider') return 'hypervisors';
   return path.join('.');
 }
@@ -122,6 +143,20 @@ export function shortFormInput(text: string, options: ShortFormOptions = {}): Cl
       hypervisors.push(hypervisor);
     });
   }
+  const images: Record<string, { source: string; sha256?: string }> = {};
+  for (const option of IMAGE_OPTIONS) {
+    const source = options[option.source];
+    const sha256 = options[option.sha256];
+    if (source === undefined) {
+      if (sha256 !== undefined)
+        problem(
+          `options.${option.sha256}`,
+          `is given without options.${option.source} (the image it verifies)`,
+        );
+      continue;
+    }
+    images[option.key] = sha256 === undefined ? { source } : { source, sha256 };
+  }
   if (issues.length > 0) throw new SpecError(issues);
 
   const workers: NonNullable<NonNullable<ClusterSpecInput['nodes']>['workers']> = [];
@@ -135,7 +170,12 @@ export function shortFormInput(text: string, options: ShortFormOptions = {}): Cl
   return {
     name: options.name ?? text,
     kubernetes: options.kubernetesVersion === undefined ? {} : { version: options.kubernetesVersion },
-    provider: { type: 'libvirt', hypervisors },
+    provider: {
+      type: 'libvirt',
+      hypervisors,
+      ...(Object.keys(images).length > 0 ? { images } : {}),
+      ...(options.network === undefined ? {} : { network: { cidr: options.network } }),
+    },
     nodes: { controlPlane: { count: controllers as 1 | 3 | 5 }, workers },
   };
 }

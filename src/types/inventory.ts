@@ -46,4 +46,6 @@ export interface InventoryHost {
   hostKeyPolicy?: 'strict' | 'accept-new';
   /** Extra per-host variables visible to playbooks. */
   vars?: Record<string, unknown>;
+  /** The provider that creates this machine (absent for machines the user lists): it may still be booting when a task starts. */
+  createdBy?: 'libvirt' | 'ec2';
 }

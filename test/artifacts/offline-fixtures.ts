@@ -1,5 +1,5 @@
 import { mkdir, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { execa } from 'execa';
 import type { Artifact } from '../../src/artifacts/index.js';
 import { testTempDir } from '../helpers/temp.js';
@@ -7,12 +7,22 @@ import { testTempDir } from '../helpers/temp.js';
 /** A real (tiny) Debian package made with dpkg-deb: control fields only and one doc file. */
 export async function buildDeb(
   path: string,
-  pkg: { name: string; version: string; depends?: string[] },
+  pkg: {
+    name: string;
+    version: string;
+    depends?: string[];
+    /** More files by absolute path in the package (a systemd unit, a program), with their mode. */
+    files?: Record<string, { content: string; mode?: number }>;
+  },
 ): Promise<void> {
   const root = await testTempDir('deb');
   await mkdir(join(root, 'DEBIAN'));
   await mkdir(join(root, 'usr/share/doc', pkg.name), { recursive: true });
   await writeFile(join(root, 'usr/share/doc', pkg.name, 'README'), `kubemix test package ${pkg.name}\n`);
+  for (const [file, { content, mode = 0o644 }] of Object.entries(pkg.files ?? {})) {
+    await mkdir(join(root, dirname(file)), { recursive: true });
+    await writeFile(join(root, file), content, { mode });
+  }
   await writeFile(
     join(root, 'DEBIAN/control'),
     [

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { taskHash } from '../../src/engine/index.js';
 import {
   ancestorsOf,
   buildGraph,
@@ -44,7 +45,8 @@ function staticSpec(overrides: Partial<ClusterSpecInput> = {}): ClusterSpecInput
   };
 }
 
-const plan = (input: ClusterSpecInput) => buildPlan({ spec: clusterSpecSchema.parse(input), versions });
+const plan = (input: ClusterSpecInput) =>
+  buildPlan({ spec: clusterSpecSchema.parse(input), versions, clusterDir: `/clusters/${input.name}` });
 const task = (p: ReturnType<typeof plan>, name: string) => {
   const found = p.tasks.find((t) => t.name === name);
   if (!found) throw new Error(`no task ${name}`);
@@ -100,7 +102,10 @@ describe('buildPlan', () => {
       'file ~/.ssh/id_ed25519 is readable',
       'environment variable WIN_PASSWORD is set',
     ]);
-    expect(String(steps[1]?.args['cmd'])).toContain('>/dev/null');
+    expect(steps.map((s) => [s.module, s.args])).toEqual([
+      ['secret_ref_check', { file: '~/.ssh/id_ed25519' }],
+      ['secret_ref_check', { env: 'WIN_PASSWORD' }],
+    ]);
   });
 
   it('marks tasks whose steps are not built yet instead of pretending', () => {
@@ -135,9 +140,51 @@ describe('buildPlan', () => {
       ['linux-workers-01', '10.0.0.12', 'worker'],
     ]);
     expect(task(p, 'create-hosts').hosts).toEqual(['hypervisor-01']);
-    expect(task(p, 'create-hosts').implemented).toBe(false);
+    expect(task(p, 'create-hosts').implemented).toBe(true);
     expect(task(p, 'wait-for-hosts').needs).toEqual(['create-hosts']);
     expect(p.hosts[1]?.hostKeyPolicy).toBe('accept-new');
+    expect(p.hosts.some((h) => h.name === 'localhost')).toBe(false);
+  });
+
+  it('plans libvirt provider work as engine tasks on the hypervisors that get guests', () => {
+    const p = plan({
+      name: 'lab',
+      provider: { type: 'libvirt', network: { cidr: '10.213.0.0/24' } },
+      nodes: { controlPlane: { count: 1 }, workers: [{ name: 'linux', os: 'linux', count: 1 }] },
+    });
+    expect(task(p, 'prepare-provider').steps.map((s) => s.module)).toEqual([
+      'libvirt_preflight',
+      'debug',
+      'libvirt_images',
+    ]);
+    expect(task(p, 'create-network').steps.map((s) => s.module)).toEqual(['libvirt_network']);
+    const guests = (
+      task(p, 'create-hosts').steps[0]!.args['hypervisors'] as Record<string, Array<Record<string, unknown>>>
+    )['hypervisor-01'];
+    expect(guests?.map((g) => [g['domain'], g['ip'], g['machine']])).toEqual([
+      ['lab.controller-01', '10.213.0.11', 'pc'],
+      ['lab.linux-01', '10.213.0.12', 'pc'],
+    ]);
+    // Guests log in with the cluster key kubemix generates into the cluster directory.
+    expect(p.hosts.find((h) => h.name === 'controller-01')?.credentials).toEqual({
+      user: 'root',
+      privateKey: { file: '/clusters/lab/id_ed25519' },
+    });
+    expect(task(p, 'wait-for-hosts').steps.map((s) => s.args['cmd'] ?? s.module)).toEqual([
+      'wait_for_connection',
+      'probe',
+      'cloud-init status --wait',
+    ]);
+  });
+
+  it('plans EC2 nodes without an address: create-hosts assigns it', () => {
+    const p = plan({
+      name: 'cloud',
+      provider: { type: 'ec2', region: 'eu-west-1' },
+      nodes: { controlPlane: { count: 1 } },
+    });
+    expect(p.hosts.find((h) => h.name === 'controller-01')?.address).toBe('');
+    expect(formatPlan(p)).toContain('controller-01  control-plane linux, ssh (assigned at create-hosts)');
   });
 
   it('gives Windows nodes of a hyperV group `hyperv: true` (prepare-windows reads it), whatever the provider', () => {
@@ -327,5 +374,59 @@ describe('buildPlan', () => {
       api_server_port: 8443,
       controller_count: 3,
     });
+  });
+});
+
+describe('libvirt teardown plan', () => {
+  const spec = () =>
+    clusterSpecSchema.parse({
+      name: 'lab',
+      provider: { type: 'libvirt' },
+      nodes: { controlPlane: { count: 1 } },
+    });
+  const resource = (kind: string, name: string, status: 'intended' | 'created' | 'deleted') => ({
+    provider: 'libvirt' as const,
+    kind,
+    name,
+    location: 'hypervisor-01',
+    status,
+  });
+
+  it('destroys what the state recorded on the hypervisors that hold it, then checks for leaks', () => {
+    const down = buildTeardownPlan({
+      spec: spec(),
+      versions,
+      resources: [
+        resource('domain', 'lab.controller-01', 'intended'),
+        resource('network', 'lab.network', 'deleted'),
+      ],
+    });
+    expect(down.tasks.map((t) => [t.name, t.needs, t.hosts])).toEqual([
+      ['destroy-hosts', [], ['hypervisor-01']],
+      ['destroy-network', ['destroy-hosts'], ['hypervisor-01']],
+      ['check-leaks', ['destroy-network'], ['hypervisor-01']],
+    ]);
+    expect(down.tasks[0]?.steps[0]?.args['recorded']).toEqual({
+      'hypervisor-01': ['domain lab.controller-01'],
+    });
+  });
+
+  it('has nothing to do where nothing was recorded, and a new record changes the plan (a resumed down redoes it)', () => {
+    const none = buildTeardownPlan({ spec: spec(), versions, resources: [] });
+    expect(none.tasks.every((t) => t.hosts.length === 0)).toBe(true);
+    const one = buildTeardownPlan({
+      spec: spec(),
+      versions,
+      resources: [resource('domain', 'lab.controller-01', 'created')],
+    });
+    const two = buildTeardownPlan({
+      spec: spec(),
+      versions,
+      resources: [
+        resource('domain', 'lab.controller-01', 'created'),
+        resource('volume', 'lab.controller-01.disk.qcow2', 'intended'),
+      ],
+    });
+    expect(taskHash(one.tasks[0]!)).not.toBe(taskHash(two.tasks[0]!));
   });
 });

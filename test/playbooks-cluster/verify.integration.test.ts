@@ -6,11 +6,11 @@ import { type ClusterLab, startClusterLab } from '../../fixtures/lab/cluster-lab
 import { compiledStandinsDir } from '../../fixtures/lab/install-standins.js';
 import { joinWindowsNode } from '../../fixtures/lab/windows-node.js';
 import { type RunSummary, readState, runPlan } from '../../src/engine/index.js';
-import { createPlaybookStepExecutor } from '../../src/executor/playbook-step-executor.js';
 import { type ManifestVars, renderManifestObjects } from '../../src/manifests/index.js';
 import { parseInventory, playbooksDir } from '../../src/playbook/index.js';
 import { parseTaskFile } from '../../src/playbook/parse-playbook.js';
 import { planStepFromTask } from '../../src/playbook/plan-step.js';
+import { createPlaybookStepExecutor } from '../../src/playbook/step-executor.js';
 import type { RunEvent } from '../../src/types/events.js';
 import { CHECK_NAMES, type CheckResult, parseCheckResults } from '../../src/verify/checks.js';
 import { testTempDir } from '../helpers/temp.js';

@@ -46,7 +46,10 @@ describe('valid spec fixtures', () => {
     expect(spec.provider).toEqual({
       type: 'libvirt',
       hypervisors: [{ name: 'hypervisor-01', address: 'localhost' }],
-      network: { name: 'kubemix', cidr: '10.0.0.0/24' },
+      network: { cidr: '10.0.0.0/24' },
+      images: {},
+      storagePool: 'kubemix',
+      dataDir: '/var/lib/kubemix',
     });
   });
 
@@ -115,7 +118,7 @@ describe('valid spec fixtures', () => {
       port: 2222,
       uri: 'qemu:///system',
     });
-    expect(spec.provider.network).toEqual({ name: 'kubemix-virt', cidr: '10.10.0.0/24' });
+    expect(spec.provider.network).toEqual({ cidr: '10.10.0.0/24' });
     expect(group(spec, 'win')).toMatchObject({ windowsVersion: '2019', connection: 'winrm', memoryGiB: 16 });
     expect(group(spec, 'linux')).toMatchObject({ count: 2, vcpus: 2, diskGiB: 30 });
   });

@@ -25,13 +25,43 @@ describe('isShortForm', () => {
 });
 
 describe('parseShortForm', () => {
+  it('maps the image and network options onto the libvirt provider', () => {
+    const spec = parseShortForm('k8s-libvirt-1-1-1', {
+      linuxImage: 'https://images.example/debian.qcow2',
+      linuxImageSha256: 'AB'.repeat(32),
+      network: '10.213.0.0/24',
+    });
+    expect(spec.provider).toMatchObject({
+      images: { linux: { source: 'https://images.example/debian.qcow2', sha256: 'ab'.repeat(32) } },
+      network: { cidr: '10.213.0.0/24' },
+    });
+  });
+
+  it('refuses an image URL without a digest and a digest without an image, naming the options', () => {
+    expect(() =>
+      parseShortForm('k8s-libvirt-1-1-1', { linuxImage: 'https://images.example/d.qcow2' }),
+    ).toThrow(
+      'k8s-libvirt-1-1-1: options.linuxImageSha256: is required with a URL: kubemix verifies every download',
+    );
+    expect(() => parseShortForm('k8s-libvirt-1-1-1', { windowsIsoSha256: 'ab'.repeat(32) })).toThrow(
+      'options.windowsIsoSha256: is given without options.windowsIso',
+    );
+    expect(() =>
+      parseShortForm('k8s-libvirt-1-1-1', { linuxImage: '/x.qcow2', linuxImageSha256: 'xyz' }),
+    ).toThrow('options.linuxImageSha256: must be 64 hexadecimal digits');
+    expect(() => parseShortForm('k8s-libvirt-1-1-1', { network: '10.0.0/24' })).toThrow('options.network');
+  });
+
   it('maps k8s-libvirt-1-1-1 with nothing else onto a local libvirt cluster', () => {
     const spec = parseShortForm('k8s-libvirt-1-1-1');
     expect(spec.name).toBe('k8s-libvirt-1-1-1');
     expect(spec.provider).toEqual({
       type: 'libvirt',
       hypervisors: [{ name: 'hypervisor-01', address: 'localhost' }],
-      network: { name: 'kubemix', cidr: '10.0.0.0/24' },
+      network: { cidr: '10.0.0.0/24' },
+      images: {},
+      storagePool: 'kubemix',
+      dataDir: '/var/lib/kubemix',
     });
     expect(spec.nodes.controlPlane.count).toBe(1);
     expect(spec.nodes.workers).toEqual([

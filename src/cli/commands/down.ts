@@ -1,5 +1,7 @@
-import { acquireLock, forgetRun } from '../../engine/index.js';
-import { loadClusterContext, teardownDir } from '../cluster-context.js';
+import { mkdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { acquireLock, readState, secretsPath, writeState } from '../../engine/index.js';
+import { loadClusterContext, teardownDir as teardownDirOf } from '../cluster-context.js';
 import {
   choiceOption,
   intOption,
@@ -14,17 +16,27 @@ import { RUN_HELP, RUN_OPTIONS } from './up.js';
 
 export const downHelp = `Usage: kubemix down <spec> [options]
 
-Tear the cluster down: the cleanup task (kubeadm reset on every node, cluster files removed),
-then, for libvirt and EC2, destroy what kubemix created. Static machines are left, clean. After a
-teardown that finished, the cluster directory forgets the build (state.json, secrets.json): the
-next \`up\` builds again. The run logs stay.
+Tear the cluster down. Static machines: the cleanup task (kubeadm reset on every node, cluster
+files removed); the machines stay, clean. Machines kubemix created (libvirt): every resource the
+state recorded is destroyed (guests, their disks and seed ISOs, the network), also after a failed
+or killed \`up\` and when some are gone already; then a leak check looks for anything of the
+cluster left on each hypervisor, names it and exits 1. Console logs of the guests are kept in
+<cluster-dir>/console. Cached base images stay for the next cluster unless --purge-images.
+After a teardown that finished, the cluster directory forgets the build (its tasks, outputs and
+secrets): the next \`up\` builds again. The run logs stay.
 
 Options:
+  --purge-images             also delete the cached base images and ISOs the cluster used
+                             (kept when another cluster's disks are built on them)
 ${RUN_HELP}
 ${SHORT_FORM_HELP}`;
 
 export async function downCommand(argv: string[]): Promise<number> {
-  const { values, positionals } = parseCommandArgs('down', argv, { ...SHORT_FORM_OPTIONS, ...RUN_OPTIONS });
+  const { values, positionals } = parseCommandArgs('down', argv, {
+    ...SHORT_FORM_OPTIONS,
+    ...RUN_OPTIONS,
+    'purge-images': { type: 'boolean' },
+  });
   if (values.help) {
     out(downHelp);
     return 0;
@@ -32,19 +44,46 @@ export async function downCommand(argv: string[]): Promise<number> {
   const forks = intOption('forks', values.forks, { min: 1 });
   const logFormat = choiceOption('log-format', values['log-format'], ['text', 'json'] as const) ?? 'text';
   const context = await loadClusterContext(onePositional('down', positionals, 'spec'), values);
+  const { clusterDir } = context;
   // Teardown keeps its own state beside the build's, so a half-done `down` resumes too; it also
-  // holds the build's lock, so `down` never runs under a live `up` (and the reverse).
-  const buildLock = await acquireLock(context.clusterDir);
+  // holds the build's lock, so `down` never runs under a live `up` (and the reverse). What it
+  // destroys is recorded in the build's state, the one truth about what exists.
+  const buildLock = await acquireLock(clusterDir);
   try {
-    const code = await runPlanWithRenderers(context.downPlan(), teardownDir(context.clusterDir), {
+    const state = await readState(clusterDir);
+    const plan = context.downPlan(state, { purgeImages: values['purge-images'] === true });
+    await mkdir(join(clusterDir, 'console'), { recursive: true, mode: 0o700 });
+    const teardownDir = teardownDirOf(clusterDir);
+    const code = await runPlanWithRenderers(plan, teardownDir, {
       logFormat,
       ...(forks !== undefined ? { forks } : {}),
+      ...(state ? { ledgerDir: clusterDir } : {}),
     });
     // The cluster is gone: the build's record (done tasks, join tokens) would make the next `up`
     // skip everything. A failed down keeps it, so `down` can be run again.
-    if (code === 0) await forgetRun(context.clusterDir);
+    if (code === 0 && state) await forgetBuild(clusterDir);
+    if (code === 0) await rm(teardownDir, { recursive: true, force: true });
     return code;
   } finally {
     await buildLock.release();
   }
+}
+
+/**
+ * After a complete teardown the cluster is gone: the next `up` builds it anew instead of
+ * skipping tasks done for machines that no longer exist. Deleted resources leave the state, and
+ * the host keys of machines kubemix made leave the cluster's known_hosts (new guests get new keys).
+ */
+async function forgetBuild(clusterDir: string): Promise<void> {
+  const state = await readState(clusterDir);
+  if (!state) return;
+  await writeState(clusterDir, {
+    ...state,
+    tasks: {},
+    outputs: {},
+    assignments: {},
+    resources: state.resources.filter((r) => r.status !== 'deleted'),
+  });
+  await rm(join(clusterDir, 'known_hosts'), { force: true });
+  await rm(secretsPath(clusterDir), { force: true });
 }

@@ -1,5 +1,6 @@
+import { readState } from '../../engine/index.js';
 import { formatPlan } from '../../plan/index.js';
-import { loadClusterContext } from '../cluster-context.js';
+import { loadClusterContext, withRecordedHosts } from '../cluster-context.js';
 import {
   choiceOption,
   onePositional,
@@ -17,7 +18,7 @@ Print the task graph \`kubemix up\` would run, per host, without touching anythi
 Options:
   --down                     show the teardown plan (\`kubemix down\`) instead
   -o, --output text|json     output format (default text)
-  --cluster-dir DIR          accepted for symmetry with up; not used
+  --cluster-dir DIR          the cluster directory whose state (hosts, resources) to show against
 ${SHORT_FORM_HELP}`;
 
 export async function planCommand(argv: string[]): Promise<number> {
@@ -33,7 +34,9 @@ export async function planCommand(argv: string[]): Promise<number> {
   }
   const format = choiceOption('output', values.output, ['text', 'json'] as const) ?? 'text';
   const context = await loadClusterContext(onePositional('plan', positionals, 'spec'), values);
-  const plan = values.down ? context.downPlan() : context.upPlan();
+  // What `up` and `down` would do now: the state's hosts and recorded resources, when there are some.
+  const state = await readState(context.clusterDir);
+  const plan = values.down ? context.downPlan(state) : withRecordedHosts(context.upPlan(), state);
   out(format === 'json' ? JSON.stringify(plan, null, 2) : formatPlan(plan));
   return 0;
 }

@@ -5,10 +5,12 @@ import { topologicalOrder } from '../../plan/index.js';
 import { loadClusterContext } from '../cluster-context.js';
 import { choiceOption, parseCommandArgs, SHORT_FORM_HELP, SHORT_FORM_OPTIONS } from '../options.js';
 import { out } from '../output.js';
+import { providerStatus } from '../provider-status.js';
 
 export const statusHelp = `Usage: kubemix status <spec> [options]
 
-Show what the last run of \`kubemix up\` did: each task's state, the hosts, how the run ended.
+Show what the last run of \`kubemix up\` did: each task's state, the hosts, how the run ended;
+for machines kubemix created, every resource the state recorded and whether it exists now.
 
 Options:
   --cluster-dir DIR          the cluster directory (default: derived from the spec's name)
@@ -35,7 +37,8 @@ export async function statusCommand(argv: string[]): Promise<number> {
   }
   const state = await readState(context.clusterDir);
   if (format === 'json') {
-    out(JSON.stringify(state ?? null, null, 2));
+    const resources = state ? await providerStatus(context.spec, state.resources, context) : [];
+    out(JSON.stringify(state ? { ...state, resourceStatus: resources } : null, null, 2));
     return 0;
   }
   if (!state) {
@@ -58,5 +61,19 @@ export async function statusCommand(argv: string[]): Promise<number> {
   out('hosts:');
   for (const host of state.inventory)
     out(`  ${host.name}  ${host.address || '(no address yet)'}  ${host.role}  ${host.os}`);
+  const resources = await providerStatus(context.spec, state.resources, context);
+  if (resources.length > 0) {
+    out('resources:');
+    for (const r of resources) {
+      if (r.kind === 'also') {
+        out(`  ${r.location}  also ${r.name} (${r.note})`);
+        continue;
+      }
+      const exists =
+        r.exists === 'unknown' ? `unknown (${r.note ?? 'not asked'})` : r.exists ? 'exists' : 'gone';
+      const recorded = r.recorded ? `recorded ${r.recorded}` : 'NOT RECORDED';
+      out(`  ${r.location}  ${r.kind} ${r.name}  ${recorded}  ${exists}`);
+    }
+  }
   return 0;
 }

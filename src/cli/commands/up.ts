@@ -58,6 +58,7 @@ export async function upCommand(argv: string[]): Promise<number> {
   const logFormat = choiceOption('log-format', values['log-format'], ['text', 'json'] as const) ?? 'text';
   const specArgument = onePositional('up', positionals, 'spec');
   const context = await loadClusterContext(specArgument, values);
+  await context.ensureClusterKey();
   const plan = context.upPlan();
   // A build makes the last teardown's record stale: the next `down` must clean up again.
   const lock = await acquireLock(context.clusterDir);

@@ -26,7 +26,10 @@ export function formatEventLine(event: RunEvent): string | undefined {
         event.step === event.task
           ? `${event.task} [${event.host}]`
           : `${event.task} ${event.host}: ${event.step}`;
-      return `${event.status.toUpperCase().padEnd(5)} ${what} (${event.result.durationMs} ms)`;
+      // debug steps exist to be read: their message is part of the line.
+      const message =
+        event.result.command === 'debug' && event.result.stdout ? `: ${event.result.stdout}` : '';
+      return `${event.status.toUpperCase().padEnd(5)} ${what} (${event.result.durationMs} ms)${message}`;
     }
     case 'host-unreachable':
       return `UNREACHABLE ${event.task} ${event.host}: ${event.message}`;

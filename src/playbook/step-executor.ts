@@ -1,14 +1,14 @@
-import { StepDefinitionError } from '../engine/module-step-executor.js';
-import type { StepExecutor, StepRequest } from '../engine/types.js';
+import { StepDefinitionError } from '../errors/index.js';
 import { findModule, moduleNames } from '../modules/registry.js';
-import { executeTask } from '../playbook/execute-task.js';
-import { taskForPlanStep } from '../playbook/plan-step.js';
-import { mergeVars } from '../playbook/vars.js';
 import { renderString } from '../template/index.js';
 import { LocalTransport } from '../transport/local/index.js';
 import type { Transport } from '../transport/types.js';
 import type { InventoryHost } from '../types/inventory.js';
-import type { ModuleRunResult } from './run-module.js';
+import type { ModuleRunResult } from '../types/module-outcome.js';
+import type { StepExecutor, StepRequest } from '../types/step.js';
+import { executeTask } from './execute-task.js';
+import { taskForPlanStep } from './plan-step.js';
+import { mergeVars } from './vars.js';
 
 /**
  * Where a delegated step runs: another plan host through the engine's pool, or this machine for
@@ -92,6 +92,7 @@ export function createPlaybookStepExecutor(): StepExecutor {
       signal: request.signal,
       onOutput: request.onOutput,
       ...(request.timeoutMs === undefined ? {} : { timeoutMs: request.timeoutMs }),
+      ...(request.ledger ? { ledger: request.ledger } : {}),
     });
     if (outcome.unreachable && outcome.failed) {
       // Same as a lost connection in any other step: a failed result the engine reports by host.
@@ -116,6 +117,7 @@ export function createPlaybookStepExecutor(): StepExecutor {
       rebootRequired: outcome.rebootRequired,
     };
     if (outcome.msg !== undefined) result.msg = outcome.msg;
+    if (outcome.failed && outcome.registered['input_error'] === true) result.inputError = true;
     return result;
   };
 }

@@ -1,0 +1,79 @@
+import { liveResources } from '../engine/index.js';
+import { createTransportFactory } from '../executor/create-transport.js';
+import { runModule } from '../executor/run-module.js';
+import { findModule } from '../modules/registry.js';
+import { providerFor } from '../provider/index.js';
+import type { ClusterSpec } from '../spec/schema.js';
+import type { ProviderResource } from '../types/provision.js';
+import type { Versions } from '../versions/versions.js';
+
+/** A recorded resource and whether it exists now; or something of the cluster found but never recorded. */
+export interface ResourceStatusLine {
+  kind: string;
+  name: string;
+  location: string;
+  recorded?: ProviderResource['status'];
+  exists: boolean | 'unknown';
+  /** Why `exists` is unknown (the hypervisor could not be asked). */
+  note?: string;
+}
+
+/**
+ * Asks each provider host what of the cluster exists (the provider's read-only inspect step) and
+ * lines it up with what the state recorded. Nothing is changed.
+ */
+export async function providerStatus(
+  spec: ClusterSpec,
+  resources: readonly ProviderResource[],
+  context: { versions: Versions; clusterDir: string },
+): Promise<ResourceStatusLine[]> {
+  const task = providerFor(spec).inspect(spec, context);
+  const recorded = liveResources(resources);
+  if (!task?.steps || (recorded.length === 0 && resources.length === 0)) return [];
+  const factory = createTransportFactory({ clusterKnownHosts: `${context.clusterDir}/known_hosts` });
+  const lines: ResourceStatusLine[] = [];
+  for (const host of task.hosts) {
+    const mine = recorded.filter((r) => r.location === host.name);
+    let found: Array<{ kind: string; name: string }> | undefined;
+    let note: string | undefined;
+    const transport = factory(host);
+    try {
+      await transport.connect();
+      for (const step of task.steps) {
+        const module = findModule(step.module);
+        if (!module) throw new Error(`unknown module ${step.module}`);
+        const outcome = await runModule({
+          module,
+          args: step.args,
+          context: { host, os: host.os, vars: {}, checkMode: false },
+          transport,
+        });
+        if (outcome.failed) note = outcome.msg ?? 'the inspection failed';
+        else found = (outcome.data?.['found'] as typeof found) ?? [];
+      }
+    } catch (error) {
+      note = (error as Error).message;
+    } finally {
+      await transport.close().catch(() => undefined);
+    }
+    // Discovery sees domains, volumes and networks by name; files by path (directories are files there).
+    const key = (kind: string, name: string) => `${kind === 'directory' ? 'file' : kind} ${name}`;
+    const seen = new Set((found ?? []).map((f) => key(f.kind, f.name)));
+    for (const r of mine) {
+      lines.push({
+        kind: r.kind,
+        name: r.name,
+        location: host.name,
+        recorded: r.status,
+        exists: found ? seen.has(key(r.kind, r.name)) : 'unknown',
+        ...(note ? { note } : {}),
+      });
+    }
+    const known = new Set(mine.map((r) => key(r.kind, r.name)));
+    for (const f of found ?? []) {
+      if (!known.has(key(f.kind, f.name)))
+        lines.push({ kind: f.kind, name: f.name, location: host.name, exists: true });
+    }
+  }
+  return lines;
+}

@@ -1,0 +1,259 @@
+import { shQuote } from '../../quote/index.js';
+import { cidrsOverlap, parseCidr } from '../../spec/cidr.js';
+import type { CommandResult } from '../../types/command-result.js';
+import type { RawArgs } from '../args.js';
+import type { Module, ModuleContext, ModuleRun } from '../types.js';
+import {
+  forThisHypervisor,
+  type LibvirtCommon,
+  outputLines,
+  parseCommon,
+  reason,
+  recordedHere,
+  virsh,
+} from './common.js';
+import { parseFacts, parseNetworkRanges, parseRoutes, parseVirshVersion } from './host-facts.js';
+import { kvmProbeScript, kvmProblem } from './kvm-probe.js';
+
+interface GuestNeeds {
+  domain: string;
+  os: string;
+  vcpus: number;
+  memoryMiB: number;
+  diskGiB: number;
+}
+
+interface PreflightArgs extends LibvirtCommon {
+  network: { name: string; bridge: string; cidr: string };
+  hypervisors: unknown;
+}
+
+interface HypervisorPart {
+  guests: GuestNeeds[];
+  images: Array<{ kind: 'url' | 'path'; volume: string }>;
+  /** What the spec lacks for the guests placed here (bad input). */
+  missingImages: string[];
+}
+
+interface Problem {
+  message: string;
+  /** The user's input is wrong (exit 2), not the hypervisor. */
+  input: boolean;
+}
+
+const GIB_KIB = 1024 * 1024;
+
+/** The shell tools a hypervisor needs, by what for. */
+function toolsScript(needCurl: boolean): string {
+  const required = ['virsh', 'qemu-img', 'qemu-system-x86_64', 'sha256sum', 'sha512sum', 'timeout'];
+  if (needCurl) required.push('curl');
+  return [
+    `for t in ${required.map((a) => shQuote(a)).join(' ')}; do command -v "$t" >/dev/null 2>&1 || echo "$t"; done`,
+    `command -v genisoimage >/dev/null 2>&1 || command -v mkisofs >/dev/null 2>&1 || command -v xorriso >/dev/null 2>&1 || echo ${shQuote('genisoimage (or mkisofs, xorriso)')}`,
+  ].join('\n');
+}
+
+function factsScript(args: PreflightArgs): string {
+  return [
+    'echo "cpus $(nproc)"',
+    `echo "memavail_kib $(awk '/^MemAvailable:/ {print $2}' /proc/meminfo)"`,
+    `d=$(${virsh(args.uri, 'pool-dumpxml', args.pool)} 2>/dev/null | sed -n 's:.*<path>\\(.*\\)</path>.*:\\1:p' | head -n 1)`,
+    `[ -n "$d" ] || d=${shQuote(`${args.dataDir}/pool`)}`,
+    'while [ ! -d "$d" ]; do d=$(dirname "$d"); done',
+    `echo "disk_free_kib $(df -Pk "$d" | awk 'NR==2 {print $4}')"`,
+    'echo "disk_dir $d"',
+  ].join('\n');
+}
+
+function inUseScript(args: PreflightArgs): string {
+  return [
+    `echo '# domains'; ${virsh(args.uri, 'list', '--all', '--name')}`,
+    `echo '# networks'; ${virsh(args.uri, 'net-list', '--all', '--name')}`,
+    `echo '# volumes'; if ${virsh(args.uri, 'pool-info', args.pool)} >/dev/null 2>&1; then ${virsh(args.uri, 'vol-list', '--pool', args.pool)} | awk '{print $1}'; fi`,
+  ].join('\n');
+}
+
+function networksScript(args: PreflightArgs): string {
+  return [
+    `${virsh(args.uri, 'net-list', '--all', '--name')} | while read -r n; do`,
+    '  [ -n "$n" ] || continue',
+    `  echo "== $n"; ${virsh(args.uri, 'net-dumpxml')} "$n"`,
+    'done',
+  ].join('\n');
+}
+
+/** Lines under `# section` headers. */
+function sections(stdout: string): Map<string, string[]> {
+  const found = new Map<string, string[]>();
+  let current = '';
+  for (const line of stdout.split('\n').map((l) => l.trim())) {
+    if (line.startsWith('# ')) {
+      current = line.slice(2);
+      found.set(current, []);
+    } else if (line !== '' && current) found.get(current)!.push(line);
+  }
+  return found;
+}
+
+/**
+ * `libvirt_preflight`: checks one hypervisor before anything is created and reports every
+ * problem at once: the tools, libvirt (and its version), KVM (or a warning that guests run under
+ * TCG), free RAM / disk / CPUs against the guests placed there, the cluster's names and network
+ * not already used there, and the images the guests need. Changes nothing. Registers `accel`
+ * (`kvm` or `qemu`, for the domain XML), `warning` and the versions.
+ */
+export const libvirtPreflightModule: Module<PreflightArgs> = {
+  name: 'libvirt_preflight',
+  os: 'linux',
+  parseArgs(raw: RawArgs) {
+    const common = parseCommon('libvirt_preflight', raw, ['network', 'hypervisors']);
+    const network = raw['network'] as PreflightArgs['network'];
+    if (!network || typeof network.cidr !== 'string' || typeof network.name !== 'string')
+      throw new TypeError('libvirt_preflight: network must give name, bridge and cidr');
+    return { ...common, network, hypervisors: raw['hypervisors'] };
+  },
+  *run(args, context): ModuleRun {
+    const part = forThisHypervisor<HypervisorPart>('libvirt_preflight', args.hypervisors, context);
+    if (!part)
+      return {
+        changed: false,
+        failed: false,
+        msg: 'no guests placed here',
+        data: { accel: 'qemu', warning: '' },
+      };
+    const where = `${context.host.name} (${context.host.address})`;
+    const problems: Problem[] = part.missingImages.map((what) => ({
+      message: `Windows guests need ${what}; kubemix never downloads one unasked`,
+      input: true,
+    }));
+
+    const tools = yield { kind: 'exec', command: toolsScript(part.images.some((i) => i.kind === 'url')) };
+    const missing = outputLines(tools);
+    if (tools.failed) problems.push({ message: `cannot check the tools: ${reason(tools)}`, input: false });
+    else if (missing.length > 0)
+      problems.push({ message: `missing tools: ${missing.join(', ')}`, input: false });
+
+    const version = yield { kind: 'exec', command: virsh(args.uri, 'version') };
+    const versions = parseVirshVersion(version.stdout);
+    const reachable = !version.failed;
+    if (!reachable)
+      problems.push({ message: `libvirt is not reachable at ${args.uri}: ${reason(version)}`, input: false });
+
+    const kvm = yield { kind: 'exec', command: kvmProbeScript(), timeoutMs: 30_000 };
+    const kvmWhyNot = kvm.failed ? `the KVM check failed: ${reason(kvm)}` : kvmProblem(kvm.stdout);
+    const accel = kvmWhyNot === undefined ? 'kvm' : 'qemu';
+    const warning =
+      kvmWhyNot === undefined
+        ? ''
+        : `${where}: KVM cannot run guests (${kvmWhyNot}): they run under software emulation (TCG, libvirt domain type 'qemu'), several times slower`;
+
+    const facts = yield { kind: 'exec', command: factsScript(args) };
+    problems.push(...resourceProblems(part, facts));
+
+    if (reachable) {
+      const inUse = yield { kind: 'exec', command: inUseScript(args) };
+      problems.push(...nameProblems(args, context, inUse));
+      const networks = yield { kind: 'exec', command: networksScript(args) };
+      const routes = yield { kind: 'exec', command: 'ip -4 -o route show' };
+      problems.push(...networkProblems(args, context, networks, routes));
+    }
+
+    const data = { accel, warning, ...versions };
+    if (problems.length === 0)
+      return {
+        changed: false,
+        failed: false,
+        msg: `libvirt ${versions.libvirt ?? '?'}, ${accel === 'kvm' ? 'KVM' : 'TCG (no usable KVM)'}`,
+        data,
+      };
+    return {
+      changed: false,
+      failed: true,
+      inputError: problems.every((p) => p.input),
+      msg: problems.map((p) => `${where}: ${p.message}`).join('\n'),
+      data,
+    };
+  },
+};
+
+function resourceProblems(part: HypervisorPart, facts: CommandResult): Problem[] {
+  if (facts.failed) return [{ message: `cannot read CPUs, memory and disk: ${reason(facts)}`, input: false }];
+  const values = parseFacts(facts.stdout);
+  const problems: Problem[] = [];
+  const cpus = Number(values.get('cpus'));
+  const memoryMiB = Math.floor(Number(values.get('memavail_kib')) / 1024);
+  const diskKiB = Number(values.get('disk_free_kib'));
+  const needMiB = part.guests.reduce((sum, g) => sum + g.memoryMiB, 0);
+  const needDiskGiB = part.guests.reduce((sum, g) => sum + g.diskGiB, 0);
+  const biggest = part.guests.reduce((max, g) => (g.vcpus > max.vcpus ? g : max), part.guests[0]!);
+  if (Number.isFinite(memoryMiB) && needMiB > memoryMiB)
+    problems.push({
+      message: `not enough free memory: the ${part.guests.length} guest(s) placed here need ${needMiB} MiB, ${memoryMiB} MiB available`,
+      input: false,
+    });
+  if (biggest && Number.isFinite(cpus) && biggest.vcpus > cpus)
+    problems.push({
+      message: `guest ${biggest.domain} wants ${biggest.vcpus} vCPUs, the hypervisor has ${cpus}`,
+      input: false,
+    });
+  if (Number.isFinite(diskKiB) && needDiskGiB * GIB_KIB > diskKiB)
+    problems.push({
+      message: `not enough disk in ${values.get('disk_dir')}: the guests' disks may grow to ${needDiskGiB} GiB, ${(diskKiB / GIB_KIB).toFixed(1)} GiB free`,
+      input: false,
+    });
+  return problems;
+}
+
+/** Names of the cluster that exist here although the state never recorded them: another cluster's. */
+function nameProblems(args: PreflightArgs, context: ModuleContext, inUse: CommandResult): Problem[] {
+  if (inUse.failed)
+    return [{ message: `cannot list domains, networks and volumes: ${reason(inUse)}`, input: false }];
+  const ours = new Set(recordedHere(context).map((r) => `${r.kind} ${r.name}`));
+  const found = sections(inUse.stdout);
+  const prefix = `${args.cluster}.`;
+  const taken = [
+    ...(found.get('domains') ?? []).filter((n) => n.startsWith(prefix)).map((n) => `domain ${n}`),
+    ...(found.get('networks') ?? []).filter((n) => n === args.network.name).map((n) => `network ${n}`),
+    ...(found.get('volumes') ?? []).filter((n) => n.startsWith(prefix)).map((n) => `volume ${n}`),
+  ].filter((what) => !ours.has(what));
+  if (taken.length === 0) return [];
+  return [
+    {
+      message: `the cluster name "${args.cluster}" is already in use here (${taken.join(', ')}): choose another name (--name), or remove that cluster with kubemix down`,
+      input: true,
+    },
+  ];
+}
+
+function networkProblems(
+  args: PreflightArgs,
+  context: ModuleContext,
+  networks: CommandResult,
+  routes: CommandResult,
+): Problem[] {
+  const problems: Problem[] = [];
+  const mine = parseCidr(args.network.cidr)!;
+  const ownNetwork = recordedHere(context, 'network').some((r) => r.name === args.network.name);
+  const used = [
+    ...(networks.failed ? [] : parseNetworkRanges(networks.stdout)).filter(
+      (r) => !(ownNetwork && r.owner.startsWith(`libvirt network ${args.network.name} (`)),
+    ),
+    ...(routes.failed ? [] : parseRoutes(routes.stdout)).filter((r) => r.device !== args.network.bridge),
+  ];
+  if (networks.failed)
+    problems.push({ message: `cannot list libvirt networks: ${reason(networks)}`, input: false });
+  const reported = new Set<string>();
+  for (const range of used) {
+    const parsed = parseCidr(range.cidr);
+    // A libvirt network and the route of its bridge are one range: reported once.
+    const key = parsed ? `${parsed.network}/${parsed.prefix}` : range.cidr;
+    if (reported.has(key)) continue;
+    reported.add(key);
+    if (parsed && cidrsOverlap(parsed, mine))
+      problems.push({
+        message: `the cluster network ${args.network.cidr} overlaps ${range.owner}: choose another one (--network CIDR, provider.network.cidr)`,
+        input: true,
+      });
+  }
+  return problems;
+}

@@ -1,0 +1,43 @@
+import { chmod, mkdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { execa } from 'execa';
+import { KubemixError } from '../errors/index.js';
+
+/** The cluster's SSH key pair: kubemix logs in to the machines it creates with it. */
+export const clusterKeyPath = (clusterDir: string, file = 'id_ed25519') => join(clusterDir, file);
+
+/** The cluster's public key, or undefined before the first `up` made it. */
+export async function readClusterPublicKey(clusterDir: string, file?: string): Promise<string | undefined> {
+  try {
+    return (await readFile(`${clusterKeyPath(clusterDir, file)}.pub`, 'utf8')).trim();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+}
+
+/**
+ * Makes the cluster's key pair once (ssh-keygen, ed25519, no passphrase: kubemix uses it
+ * unattended) in the cluster directory (0700), the private key 0600. Returns the public key.
+ */
+export async function ensureClusterKey(clusterDir: string, cluster: string, file?: string): Promise<string> {
+  const existing = await readClusterPublicKey(clusterDir, file);
+  if (existing) return existing;
+  await mkdir(clusterDir, { recursive: true, mode: 0o700 });
+  await chmod(clusterDir, 0o700);
+  const path = clusterKeyPath(clusterDir, file);
+  const made = await execa(
+    'ssh-keygen',
+    ['-q', '-t', 'ed25519', '-N', '', '-C', `kubemix@${cluster}`, '-f', path],
+    {
+      reject: false,
+      stdin: 'ignore',
+    },
+  );
+  if (made.failed)
+    throw new KubemixError(
+      `cannot make the cluster SSH key ${path} with ssh-keygen: ${made.stderr || made.message}`,
+    );
+  await chmod(path, 0o600);
+  return (await readFile(`${path}.pub`, 'utf8')).trim();
+}

@@ -1,0 +1,216 @@
+import { copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { type FileServer, serveFiles } from '../../fixtures/libvirt/file-server.js';
+import {
+  debianContainerdDebs,
+  guestSsh,
+  leftovers,
+  removeTestStorage,
+  testImage,
+  writeLibvirtSpec,
+} from '../../fixtures/libvirt/lab.js';
+import { ensureLibvirtd, type TestLibvirtd } from '../../fixtures/libvirt/libvirtd.js';
+import { type Artifact, loadArtifactsFile, renderArtifacts } from '../../src/artifacts/index.js';
+import { loadClusterContext } from '../../src/cli/cluster-context.js';
+import { artifactsCommand } from '../../src/cli/commands/artifacts.js';
+import { loadVersions } from '../../src/versions/versions.js';
+import { buildDeb, DEB_DEPENDS, debFields } from '../artifacts/offline-fixtures.js';
+import { buildOciImageArchive } from '../helpers/oci-archive.js';
+import { makeStaticRelease } from '../playbooks-cluster/static-release.js';
+import { kubemix, tempClusterDir } from './helpers.js';
+
+// End to end on real guests: real libvirtd and QEMU (TCG here: /dev/kvm cannot run guests on
+// these machines, and the preflight falls back by itself), a Debian 13 image a user would download
+// (served by URL + SHA-256 from a loopback server), cloud-init, and prepare-linux for real on the
+// guests: modprobe, sysctl, swapoff, and Debian's real containerd 1.7.24 + runc installed from the
+// offline artifacts directory, running under systemd. What stands in: pkgs.k8s.io cannot be
+// reached from here, so kubelet/kubeadm/kubectl/kubernetes-cni/cri-tools are tiny .debs made by
+// the test (kubelet's with a systemd unit, so `systemctl enable kubelet` works), and the container
+// images are minimal real OCI images that containerd imports. Then `kubemix down` must leave
+// nothing of the cluster: checked by kubemix's leak check and again by the test itself.
+const cluster = {
+  name: 'kmxe2e',
+  cidr: '10.213.10.0/24',
+  dataDir: '/var/lib/kubemix-tests-e2e',
+  pool: 'kubemix-tests-e2e',
+};
+const controller = '10.213.10.11';
+const worker = '10.213.10.12';
+let libvirtd: TestLibvirtd;
+let server: FileServer;
+let spec: string;
+let clusterDir: string;
+let list: Artifact[];
+let upResult: Awaited<ReturnType<typeof kubemix>>;
+
+/** Files for the artifacts mirror: Debian's real containerd/runc, stand-ins for pkgs.k8s.io, real OCI images. */
+async function artifactFiles(dir: string, artifacts: Artifact[], release: Record<string, Buffer>) {
+  const debian = await debianContainerdDebs();
+  await mkdir(dir, { recursive: true });
+  const files: Record<string, string> = {};
+  for (const a of artifacts) {
+    const path = join(dir, a.file);
+    if (debian[a.file]) await copyFile(debian[a.file]!, path);
+    else if (a.kind === 'deb') {
+      const { name, version } = debFields(a);
+      await buildDeb(path, {
+        name,
+        version,
+        depends: DEB_DEPENDS[name] ?? [],
+        ...(name === 'kubelet'
+          ? {
+              files: {
+                '/usr/bin/kubelet': {
+                  content: '#!/bin/sh\necho "kubelet test stand-in" >&2\nexit 1\n',
+                  mode: 0o755,
+                },
+                '/usr/lib/systemd/system/kubelet.service': {
+                  content:
+                    '[Unit]\nDescription=kubelet (kubemix test stand-in)\n[Service]\nExecStart=/usr/bin/kubelet\n[Install]\nWantedBy=multi-user.target\n',
+                },
+              },
+            }
+          : {}),
+      });
+    } else if (a.kind === 'image') await buildOciImageArchive(path, a.image!);
+    else await writeFile(path, release[a.file] ?? `kubemix test stand-in for ${a.url}\n`);
+    files[a.file] = path;
+  }
+  return files;
+}
+
+beforeAll(async () => {
+  libvirtd = await ensureLibvirtd();
+  const image = await testImage();
+  clusterDir = join(await tempClusterDir(), 'cluster');
+  const work = join(clusterDir, '..');
+  const pinned = loadVersions();
+  const release = await makeStaticRelease({
+    containerd: pinned['containerd-linux']!,
+    runc: pinned['runc-linux']!,
+  });
+  server = await serveFiles({ '/images/debian-13-test.qcow2': image.path });
+  spec = await writeLibvirtSpec(join(work, 'libvirt-e2e.yaml'), {
+    ...cluster,
+    image: { source: `${server.base}/images/debian-13-test.qcow2`, sha256: image.sha256 },
+    linuxWorkers: 1,
+    artifactsDir: 'artifacts',
+    versions: release.versions,
+  });
+
+  list = renderArtifacts(loadArtifactsFile(), (await loadClusterContext(spec, {})).upPlan().vars);
+  const mirrorFiles = await artifactFiles(join(work, 'mirror'), list, release.files);
+  const artifactsDir = join(work, 'artifacts');
+  await mkdir(artifactsDir, { recursive: true });
+  // kubemix artifacts cannot pull images: they are placed by hand, as its README says.
+  for (const a of list.filter((x) => x.kind === 'image'))
+    await copyFile(mirrorFiles[a.file]!, join(artifactsDir, a.file));
+  const mirror = await serveFiles(
+    Object.fromEntries(
+      list
+        .filter((a) => a.url)
+        .map((a) => [
+          `/${new URL(a.url!).host}${decodeURIComponent(new URL(a.url!).pathname)}`,
+          mirrorFiles[a.file]!,
+        ]),
+    ),
+  );
+  const quiet = vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
+  try {
+    expect(await artifactsCommand([spec, '--dir', artifactsDir, '--url-base', mirror.base])).toBe(0);
+  } finally {
+    quiet.mockRestore();
+    await mirror.close();
+  }
+  upResult = await kubemix(['up', spec, '--cluster-dir', clusterDir, '--stop-after', 'prepare-linux']);
+}, 30 * 60_000);
+
+afterAll(async () => {
+  if (spec && (await leftovers(cluster)).length > 0)
+    await kubemix(['down', spec, '--cluster-dir', clusterDir]);
+  await removeTestStorage(cluster);
+  if (clusterDir) await rm(join(clusterDir, '..'), { recursive: true, force: true });
+  await server?.close();
+  await libvirtd?.stop();
+}, 10 * 60_000);
+
+describe('libvirt end to end (real libvirtd, QEMU guests, cloud-init, prepare-linux)', () => {
+  it('creates the network and the guests, waits for cloud-init, and prepares Linux for real', () => {
+    expect(upResult.exitCode, `${upResult.stdout}\n${upResult.stderr}`).toBe(0);
+    expect(upResult.stdout).toMatch(/KVM cannot run guests .*software emulation \(TCG/);
+    for (const task of [
+      'prepare-provider',
+      'create-network',
+      'create-hosts',
+      'wait-for-hosts',
+      'prepare-linux',
+    ])
+      expect(upResult.stdout).toContain(`DONE  ${task}`);
+  });
+
+  it('runs Debian 13 containerd from the offline directory, active under systemd, on each guest', async () => {
+    const pinned = loadVersions();
+    for (const address of [controller, worker]) {
+      const facts = await guestSsh(
+        clusterDir,
+        address,
+        [
+          'systemctl is-active containerd',
+          "dpkg-query -W -f '${Version}\\n' containerd",
+          'containerd --version',
+          'cat /proc/sys/net/ipv4/ip_forward /proc/sys/net/bridge/bridge-nf-call-iptables',
+          'swapon --noheadings | wc -l',
+          'cloud-init status | head -n 1',
+          'systemctl is-enabled kubelet',
+          'ctr -n k8s.io images ls -q',
+        ].join('; '),
+      );
+      expect(facts.exitCode, facts.stderr).toBe(0);
+      const lines = facts.stdout.split('\n');
+      expect(lines.slice(0, 2)).toEqual(['active', pinned['debian-13-containerd']]);
+      expect(lines[2]).toContain('1.7.24');
+      expect(lines.slice(3, 8)).toEqual(['1', '1', '0', 'status: done', 'enabled']);
+      // containerd may name an image by its normalized reference (docker.io/library/...).
+      const imported = lines.slice(8);
+      for (const a of list.filter((x) => x.kind === 'image' && x.os === 'linux'))
+        expect(
+          imported.some((ref) => ref === a.image || ref.endsWith(`/${a.image}`)),
+          a.image,
+        ).toBe(true);
+    }
+  });
+
+  it('gives every node its reserved address and a DNS name on the cluster network', async () => {
+    const lookup = await guestSsh(
+      clusterDir,
+      worker,
+      `getent hosts controller-01.${cluster.name}.kubemix.internal`,
+    );
+    expect(lookup.stdout.trim().split(/\s+/)[0]).toBe(controller);
+    const hostname = await guestSsh(clusterDir, controller, 'hostname');
+    expect(hostname.stdout.trim()).toBe('controller-01');
+  });
+
+  it('lists the recorded resources and that they exist (kubemix status)', async () => {
+    const status = await kubemix(['status', spec, '--cluster-dir', clusterDir]);
+    expect(status.exitCode, status.stderr).toBe(0);
+    for (const line of [
+      `network ${cluster.name}.network  recorded created  exists`,
+      `domain ${cluster.name}.controller-01  recorded created  exists`,
+      `domain ${cluster.name}.linux-01  recorded created  exists`,
+      `volume ${cluster.name}.linux-01.seed.iso  recorded created  exists`,
+    ])
+      expect(status.stdout).toContain(line);
+  });
+
+  it('kubemix down leaves no domain, volume, network, bridge, dnsmasq, file or iptables rule of the cluster', async () => {
+    const down = await kubemix(['down', spec, '--cluster-dir', clusterDir, '--purge-images']);
+    expect(down.exitCode, `${down.stdout}\n${down.stderr}`).toBe(0);
+    expect(down.stdout).toContain('DONE  check-leaks');
+    expect(await leftovers(cluster)).toEqual([]);
+    // The guests' console logs stay with the cluster directory for post-mortems.
+    for (const node of ['controller-01', 'linux-01'])
+      expect(await readFile(join(clusterDir, 'console', `${node}.log`), 'utf8')).toContain('cloud-init');
+  });
+});
