@@ -1,5 +1,4 @@
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
@@ -7,6 +6,7 @@ import { serveFiles } from '../../fixtures/libvirt/file-server.js';
 import { leftovers, removeTestStorage, testImage, writeLibvirtSpec } from '../../fixtures/libvirt/lab.js';
 import { ensureLibvirtd } from '../../fixtures/libvirt/libvirtd.js';
 import type { RunEvent } from '../../src/types/events.js';
+import { makeTempDir } from '../lab/temp-dir.js';
 
 const cli = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
 const storage = { dataDir: '/var/lib/kubemix-bench', pool: 'kubemix-bench' };
@@ -45,7 +45,7 @@ export async function libvirtBootBench(): Promise<{ one: BootRun; three: BootRun
   const server = await serveFiles({ '/debian-13-test.qcow2': image.path });
   const made: Array<{ name: string; cidr: string; spec: string; clusterDir: string }> = [];
   const run = async (name: string, cidr: string, workers: number): Promise<BootRun> => {
-    const clusterDir = join(await mkdtemp(join(tmpdir(), 'kubemix-bench-libvirt-')), 'cluster');
+    const clusterDir = join(await makeTempDir('bench-libvirt'), 'cluster');
     const spec = await writeLibvirtSpec(join(clusterDir, '..', `${name}.yaml`), {
       name,
       cidr,

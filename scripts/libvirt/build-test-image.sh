@@ -21,7 +21,7 @@ if [ -s "$out" ]; then
 fi
 mirror=${KUBEMIX_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 mkdir -p "$(dirname "$out")"
-work=$(mktemp -d /var/tmp/kubemix-image.XXXXXX)
+work=$(mktemp -d /tmp/kmx-image.XXXXXX)
 root=$work/root
 # debootstrap mounts /proc and /sys in the target while it runs: never copy or delete through them.
 unmount_all() {

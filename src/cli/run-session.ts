@@ -1,6 +1,6 @@
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { dirname } from 'node:path';
-import { ensurePrivateDir, PRIVATE_FILE_MODE } from '../engine/private-files.js';
+import { ensurePrivateDir, PRIVATE_FILE_MODE } from '../fs/private-files.js';
 import type { RunEvent, RunEventListener } from '../types/events.js';
 import { err, isInteractive, out } from './output.js';
 import { formatEventJson, formatEventLine } from './render/line-log.js';

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { readState } from '../engine/index.js';
-import { writePrivateFile } from '../engine/private-files.js';
+import { writePrivateFile } from '../fs/private-files.js';
 import type { Plan } from '../types/plan.js';
 import { checksToJson, formatCheckTable, parseCheckResults } from '../verify/checks.js';
 import { out } from './output.js';

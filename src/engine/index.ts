@@ -1,10 +1,15 @@
 export { StepDefinitionError } from '../errors/index.js';
+export {
+  ensurePrivateDir,
+  PRIVATE_DIR_MODE,
+  PRIVATE_FILE_MODE,
+  writePrivateFile,
+} from '../fs/private-files.js';
 export { forgetRun } from './forget-run.js';
 export type { ClusterLock } from './lock.js';
 export { acquireLock, lockPath } from './lock.js';
 export { moduleStepExecutor } from './module-step-executor.js';
 export { HIDDEN_COMMAND, hiddenResult, NO_LOG_MESSAGE } from './no-log.js';
-export { ensurePrivateDir, PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, writePrivateFile } from './private-files.js';
 export { applyProvisionUpdate, assignHost, liveResources } from './provision.js';
 export { REDACTED, Redactor } from './redactor.js';
 export { renderPlaceholders } from './render.js';

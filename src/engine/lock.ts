@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { open, readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ClusterLockedError } from '../errors/index.js';
-import { ensurePrivateDir, PRIVATE_FILE_MODE } from './private-files.js';
+import { ensurePrivateDir, PRIVATE_FILE_MODE } from '../fs/private-files.js';
 
 /** A held cluster lock; release() is idempotent. */
 export interface ClusterLock {

@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { KubemixError } from '../errors/index.js';
-import { writeFileAtomic } from './atomic-write.js';
-import { PRIVATE_FILE_MODE } from './private-files.js';
+import { writeFileAtomic } from '../fs/atomic-write.js';
+import { PRIVATE_FILE_MODE } from '../fs/private-files.js';
 
 /** Secret outputs by host, then by name. */
 export type SecretOutputs = Record<string, Record<string, unknown>>;

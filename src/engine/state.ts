@@ -3,12 +3,12 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { KubemixError } from '../errors/index.js';
+import { writeFileAtomic } from '../fs/atomic-write.js';
+import { PRIVATE_FILE_MODE } from '../fs/private-files.js';
 import type { RunStatus } from '../types/events.js';
 import type { InventoryHost } from '../types/inventory.js';
 import type { Plan, PlanTask } from '../types/plan.js';
 import type { HostAssignment, ProviderResource } from '../types/provision.js';
-import { writeFileAtomic } from './atomic-write.js';
-import { PRIVATE_FILE_MODE } from './private-files.js';
 
 /** Version of the state file layout; bump when it changes incompatibly. */
 export const STATE_VERSION = 1;

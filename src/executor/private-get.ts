@@ -1,6 +1,6 @@
 import { chmod, mkdtemp, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { ensurePrivateDir, PRIVATE_FILE_MODE } from '../engine/private-files.js';
+import { ensurePrivateDir, PRIVATE_FILE_MODE } from '../fs/private-files.js';
 import type { GetRequest, Transport } from '../transport/types.js';
 import type { CommandResult } from '../types/command-result.js';
 

@@ -1,6 +1,6 @@
-import { secretReference } from '../playbook/connection-secrets.js';
 import type { SshTransportOptions } from '../transport/ssh/index.js';
 import type { InventoryHost } from '../types/inventory.js';
+import { secretReference } from './secret-reference.js';
 import type { ConnectionSecrets } from './transport-pool.js';
 
 const str = (value: unknown) => (typeof value === 'string' && value !== '' ? value : undefined);

@@ -3,9 +3,9 @@ import { open, readFile, realpath, rm } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { delimiter, dirname, join, resolve } from 'node:path';
 import { parseDocument, stringify } from 'yaml';
-import { writeFileAtomic } from '../engine/atomic-write.js';
-import { ensurePrivateDir, PRIVATE_FILE_MODE } from '../engine/private-files.js';
 import { KubemixError } from '../errors/index.js';
+import { writeFileAtomic } from '../fs/atomic-write.js';
+import { ensurePrivateDir, PRIVATE_FILE_MODE } from '../fs/private-files.js';
 import { asKubeconfig, clusterKubeconfig, type Kubeconfig, kubeconfigKey, mergeKubeconfig } from './merge.js';
 
 /**

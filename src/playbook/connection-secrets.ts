@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { SecretRefError } from '../errors/index.js';
+import { secretReference } from '../executor/secret-reference.js';
 import type { ConnectionSecrets } from '../executor/transport-pool.js';
 import { TemplateRenderError } from '../template/index.js';
 import type { InventoryHost, SecretRef } from '../types/inventory.js';
@@ -28,15 +29,6 @@ export function referenceVariableFor(name: string): string {
   if ((SECRET_VARIABLES.passphrase as readonly string[]).includes(name))
     return 'ansible_ssh_private_key_passphrase';
   return 'ansible_password';
-}
-
-/** A reference written as `<base>_env: NAME` or `<base>_file: PATH`, if the host has one. */
-export function secretReference(vars: Record<string, unknown>, base: string): SecretRef | undefined {
-  const env = vars[`${base}_env`];
-  const file = vars[`${base}_file`];
-  if (typeof env === 'string' && env !== '') return { env };
-  if (typeof file === 'string' && file !== '') return { file };
-  return undefined;
 }
 
 /** What {@link resolveConnectionSecrets} found. */

@@ -1,9 +1,10 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { SpecError } from '../errors/index.js';
+import { secretReference } from '../executor/secret-reference.js';
 import { isTemplate } from '../template/index.js';
 import type { ConnectionKind, HostCredentials, HostRole, InventoryHost } from '../types/inventory.js';
-import { referenceVariableFor, SECRET_VARIABLE_NAMES, secretReference } from './connection-secrets.js';
+import { referenceVariableFor, SECRET_VARIABLE_NAMES } from './connection-secrets.js';
 import { inventoryVarProblem } from './inventory-fields.js';
 import type { Inventory, InventoryGroup } from './types.js';
 import { YamlSource } from './yaml-source.js';

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { resolveLocalFile } from '../modules/local-files.js';
 import { FilterError } from './filters.js';
+import { resolveLocalFile } from './local-files.js';
 
 /** Keyword arguments as nunjucks passes them: a last argument marked `__keywords`. */
 type Keywords = Record<string, unknown> & { __keywords: true };

@@ -3,11 +3,12 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readState, runPlan } from '../../src/engine/index.js';
 import { registerModule } from '../../src/modules/registry.js';
-import { sq } from '../../src/modules/shell.js';
 import type { Module, ModuleRun } from '../../src/modules/types.js';
+import { shQuote } from '../../src/quote/index.js';
 import type { InventoryHost } from '../../src/types/inventory.js';
 import type { ProviderResource } from '../../src/types/provision.js';
-import { localTransports, makePlan, shell, task, tempDir } from './helpers.js';
+import { testTempDir } from '../helpers/temp.js';
+import { localTransports, makePlan, shell, task } from './helpers.js';
 
 // The provider seam as EC2 needs it: a host whose address is unknown until create-hosts. A
 // provider-style module records its intent, checks that the intent is on disk, "creates" (a
@@ -31,7 +32,7 @@ const testCreateModule: Module<{ stateFile: string; marker: string }> = {
     // What a killed run would leave: the intent already in state.json before the create call.
     const onDisk = yield {
       kind: 'exec',
-      command: `grep -q '"status": "intended"' ${sq(args.stateFile)} && touch ${sq(args.marker)}`,
+      command: `grep -q '"status": "intended"' ${shQuote(args.stateFile)} && touch ${shQuote(args.marker)}`,
     };
     if (onDisk.failed)
       return { changed: false, failed: true, msg: 'intent was not on disk before the create call' };
@@ -84,7 +85,7 @@ function plan(dir: string, clusterDir: string) {
 
 describe('provider records', () => {
   it('records intent before the create call, then the resource and the host assignment later tasks use', async () => {
-    const dir = await tempDir();
+    const dir = await testTempDir('provision');
     const clusterDir = join(dir, 'cluster');
     const summary = await runPlan({ plan: plan(dir, clusterDir), clusterDir, transports: localTransports });
     expect(summary.status, summary.error).toBe('succeeded');
@@ -103,7 +104,7 @@ describe('provider records', () => {
   });
 
   it('reads the assigned inventory back on a later run (the plan still has no address)', async () => {
-    const dir = await tempDir();
+    const dir = await testTempDir('provision');
     const clusterDir = join(dir, 'cluster');
     await runPlan({ plan: plan(dir, clusterDir), clusterDir, transports: localTransports });
     const again = await runPlan({
@@ -118,7 +119,7 @@ describe('provider records', () => {
   });
 
   it('records into another cluster directory state when asked (down records in the build state)', async () => {
-    const dir = await tempDir();
+    const dir = await testTempDir('provision');
     const clusterDir = join(dir, 'cluster');
     await runPlan({ plan: plan(dir, clusterDir), clusterDir, transports: localTransports });
     const deleting: Module<Record<string, never>> = {

@@ -2,9 +2,9 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runPlan } from '../../src/engine/index.js';
 import { THROTTLE_NOT_INTEGER } from '../../src/engine/throttle.js';
-import { createPlaybookStepExecutor } from '../../src/executor/playbook-step-executor.js';
 import { parseTaskFile } from '../../src/playbook/parse-playbook.js';
 import { planStepFromTask } from '../../src/playbook/plan-step.js';
+import { createPlaybookStepExecutor } from '../../src/playbook/step-executor.js';
 import { testTempDir } from '../helpers/temp.js';
 import { lines, localHosts, localTransports, makePlan, recorder, task } from './helpers.js';
 

@@ -2,7 +2,7 @@ import { readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readSecrets, runPlan } from '../../src/engine/index.js';
-import { createPlaybookStepExecutor } from '../../src/executor/playbook-step-executor.js';
+import { createPlaybookStepExecutor } from '../../src/playbook/step-executor.js';
 import { testTempDir } from '../helpers/temp.js';
 import { localHosts, localTransports, makePlan, recorder, shell, task } from './helpers.js';
 

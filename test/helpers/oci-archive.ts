@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { execa } from 'execa';
+import { makeTempDir } from '../../scripts/lab/temp-dir.js';
 
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 
@@ -14,7 +14,7 @@ const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex
  * (containerd images/archive/importer.go). For linux/amd64. Real containerd imports it.
  */
 export async function buildOciImageArchive(path: string, ref: string): Promise<void> {
-  const root = await mkdtemp(join(tmpdir(), 'kmx-oci-'));
+  const root = await makeTempDir('oci');
   try {
     const content = join(root, 'content');
     await mkdir(content);

@@ -1,11 +1,11 @@
-import { mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runModule } from '../../src/executor/run-module.js';
 import { secretRefCheckModule } from '../../src/modules/flow/secret-ref-check.js';
 import type { Module } from '../../src/modules/types.js';
 import { LocalTransport } from '../../src/transport/local/index.js';
+import { testTempDir } from '../helpers/temp.js';
 import { context } from './drive.js';
 
 // Run for real on this machine: the check resolves references without a secret value ever
@@ -38,7 +38,8 @@ describe('secret_ref_check', () => {
   });
 
   it('passes for a readable file without reading it into the result, and quotes odd names', async () => {
-    const dir = await mkdtemp(join(tmpdir(), "kmx-ref-'$(x)"));
+    const dir = join(await testTempDir('ref'), "odd-'$(x)");
+    await mkdir(dir);
     const file = join(dir, 'key');
     await writeFile(file, 'private-key-material');
     const outcome = await run({ file });

@@ -53,10 +53,15 @@ const baseLibvirt = (): Json => ({
   provider: {
     type: 'libvirt',
     uri: 'qemu:///system',
-    baseImage: '/var/lib/libvirt/images/debian.qcow2',
-    windowsImage: '/var/lib/libvirt/images/win.qcow2',
+    images: {
+      linux: { source: '/var/lib/libvirt/images/debian.qcow2' },
+      windows: { source: '/var/lib/libvirt/images/win.iso' },
+      virtio: { source: '/var/lib/libvirt/images/virtio-win.iso' },
+    },
+    storagePool: 'kubemix',
+    dataDir: '/var/lib/kubemix',
     hypervisors: [{ name: 'hv1', address: 'hv1.lab.example', uri: 'qemu:///system' }],
-    network: { name: 'kubemix', cidr: '10.0.0.0/24' },
+    network: { cidr: '10.0.0.0/24' },
   },
 });
 
@@ -75,7 +80,7 @@ const baseEc2 = (): Json => ({
   },
 });
 
-type Rule = 'path' | 'vars' | 'refuse';
+type Rule = 'path' | 'plain-path' | 'vars' | 'refuse';
 interface Field {
   name: string;
   base: () => Json;
@@ -118,12 +123,14 @@ const FIELDS: Field[] = [
   f(baseStatic, ['artifacts', 'dir'], 'path'),
   f(baseStatic, ['vars', 'fstab_path'], 'vars'),
   f(baseLibvirt, ['provider', 'uri'], 'path'),
-  f(baseLibvirt, ['provider', 'baseImage'], 'path'),
-  f(baseLibvirt, ['provider', 'windowsImage'], 'path'),
+  f(baseLibvirt, ['provider', 'images', 'linux', 'source'], 'path'),
+  f(baseLibvirt, ['provider', 'images', 'windows', 'source'], 'path'),
+  f(baseLibvirt, ['provider', 'images', 'virtio', 'source'], 'path'),
+  f(baseLibvirt, ['provider', 'storagePool']),
+  f(baseLibvirt, ['provider', 'dataDir'], 'plain-path'),
   f(baseLibvirt, ['provider', 'hypervisors', 0, 'name']),
   f(baseLibvirt, ['provider', 'hypervisors', 0, 'address']),
   f(baseLibvirt, ['provider', 'hypervisors', 0, 'uri'], 'path'),
-  f(baseLibvirt, ['provider', 'network', 'name']),
   f(baseLibvirt, ['provider', 'network', 'cidr']),
   f(baseEc2, ['provider', 'region']),
   f(baseEc2, ['provider', 'vpcId']),
@@ -160,7 +167,11 @@ const accepts = (rule: Rule, value: string) =>
     ? !value.includes('\0')
     : rule === 'path'
       ? !CONTROL.test(value) && !/\{[{%#]/.test(value)
-      : false;
+      : // libvirt's dataDir: an absolute path without spaces, quotes or backslashes (it names files
+        // on the hypervisors, where it is always quoted; see README).
+        rule === 'plain-path'
+        ? /^\/[^\s'"\\]*$/.test(value)
+        : false;
 
 const corpus = injectionCorpus('/tmp/kmx-never-created-canary');
 

@@ -2,8 +2,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { shQuote } from '../../quote/index.js';
+import { resolveLocalFile } from '../../template/local-files.js';
 import { optionalString, type RawArgs, rejectUnknown } from '../args.js';
-import { resolveLocalFile } from '../local-files.js';
 import type { Module } from '../types.js';
 import { checkModeSkip, commandOutcome, guardCommand } from './command.js';
 

@@ -1,4 +1,5 @@
 import { readFileSync, statSync } from 'node:fs';
+import { resolveLocalFile } from '../../template/local-files.js';
 import {
   optionalBool,
   optionalMode,
@@ -7,7 +8,6 @@ import {
   rejectUnknown,
   requireString,
 } from '../args.js';
-import { resolveLocalFile } from '../local-files.js';
 import type { Module } from '../types.js';
 import { installContent, srcBasename } from './install-content.js';
 

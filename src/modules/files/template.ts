@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { renderString } from '../../template/index.js';
+import { resolveLocalFile } from '../../template/local-files.js';
 import { rejectUnknown, requireString } from '../args.js';
-import { resolveLocalFile } from '../local-files.js';
 import type { Module } from '../types.js';
 import { type CopyArgs, parseDestOptions, pickOwnership } from './copy.js';
 import { installContent } from './install-content.js';

@@ -26,10 +26,12 @@ export const secretRefCheckModule: Module<SecretRefCheckArgs> = {
     return env !== undefined ? { env } : { file: file! };
   },
   *run(args): ModuleRun {
+    // printf, not echo (dash's echo reads backslashes); `--` so a name like `-x` is no option.
+    const fail = (message: string) => `{ printf '%s\\n' ${shQuote(message)} >&2; exit 1; }`;
     const command =
       'env' in args
-        ? `printenv ${shQuote(args.env)} >/dev/null || { echo ${shQuote(`environment variable ${args.env} is not set`)} >&2; exit 1; }`
-        : `test -r ${shellPath(args.file)} || { echo ${shQuote(`cannot read ${args.file}`)} >&2; exit 1; }`;
+        ? `printenv -- ${shQuote(args.env)} >/dev/null || ${fail(`environment variable ${args.env} is not set`)}`
+        : `test -r ${shellPath(args.file)} || ${fail(`cannot read ${args.file}`)}`;
     const result = yield { kind: 'exec', command };
     return { changed: false, failed: result.failed, ...(result.failed ? { msg: result.stderr.trim() } : {}) };
   },

@@ -20,7 +20,8 @@ export function kvmProbeScript(): string {
     'if [ ! -c /dev/kvm ] || [ ! -r /dev/kvm ] || [ ! -w /dev/kvm ]; then echo "kvm: /dev/kvm is missing or not usable by $(id -un)"; exit 0; fi',
     'qemu=$(command -v qemu-system-x86_64 || true)',
     'if [ -z "$qemu" ]; then echo "kvm: qemu-system-x86_64 not found"; exit 0; fi',
-    'd=$(mktemp -d)',
+    // Under kubemix's own temp prefix, removed on exit.
+    'd=$(mktemp -d /tmp/kmx-kvm-probe.XXXXXX)',
     `trap 'rm -rf "$d"' EXIT`,
     `{ printf '\\260\\020\\346\\364\\364\\353\\375'; head -c 503 /dev/zero; printf '\\125\\252'; } > "$d/probe.img"`,
     `timeout ${KVM_PROBE_TIMEOUT_SEC} "$qemu" -accel kvm -machine pc -nodefaults -no-user-config -display none -m 16 -device isa-debug-exit,iobase=0xf4,iosize=0x04 -drive format=raw,if=floppy,file="$d/probe.img" >/dev/null 2>"$d/err"`,

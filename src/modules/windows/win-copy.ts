@@ -1,7 +1,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { basename } from 'node:path';
+import { resolveLocalFile } from '../../template/local-files.js';
 import { optionalBool, optionalString, type RawArgs, rejectUnknown, requireString } from '../args.js';
-import { resolveLocalFile } from '../local-files.js';
 import type { Module } from '../types.js';
 import { installWindowsContent, type WindowsContentRequest } from './install-content.js';
 

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { renderString } from '../../template/index.js';
+import { resolveLocalFile } from '../../template/local-files.js';
 import { oneOf, optionalBool, type RawArgs, rejectUnknown, requireString } from '../args.js';
-import { resolveLocalFile } from '../local-files.js';
 import type { Module } from '../types.js';
 import { installWindowsContent } from './install-content.js';
 

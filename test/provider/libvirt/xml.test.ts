@@ -1,5 +1,4 @@
-import { mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { XMLParser } from 'fast-xml-parser';
@@ -11,6 +10,7 @@ import { linuxGuest } from '../../../src/provider/libvirt/linux-guest.js';
 import { bridgeName, macAddress } from '../../../src/provider/libvirt/names.js';
 import { networkXml } from '../../../src/provider/libvirt/network-xml.js';
 import { overlayVolumeXml } from '../../../src/provider/libvirt/storage-xml.js';
+import { testTempDir } from '../../helpers/temp.js';
 
 // The XML kubemix hands libvirt, checked against libvirt's own RelaxNG schemas with
 // virt-xml-validate (libvirt-clients), not against our expectations of it.
@@ -32,7 +32,7 @@ const guest = linuxGuest({
 });
 
 async function validate(kind: 'domain' | 'network' | 'storagevol', xml: string) {
-  const file = join(await mkdtemp(join(tmpdir(), 'kmx-xml-')), `${kind}.xml`);
+  const file = join(await testTempDir('xml'), `${kind}.xml`);
   await writeFile(file, xml);
   return execa('virt-xml-validate', [file, kind], { reject: false });
 }

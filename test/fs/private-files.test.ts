@@ -1,7 +1,7 @@
 import { mkdir, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ensurePrivateDir, writePrivateFile } from '../../src/engine/private-files.js';
+import { ensurePrivateDir, writePrivateFile } from '../../src/fs/private-files.js';
 import { testTempDir } from '../helpers/temp.js';
 
 let work: string;
