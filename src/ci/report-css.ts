@@ -37,19 +37,23 @@ td code { word-break: break-all; }
 .key.passed { background: #4c9a6a; } .key.failed { background: #d64545; } .key.error { background: #f0a030; }
 .key.critical { background: #fff; border: 2px solid #111827; }
 .key.wait { background: repeating-linear-gradient(45deg, #f4f4f4 0 3px, #a8a8a8 3px 5px); }
+.key.idle { height: 0; border-top: 2px dotted #9aa3ae; border-radius: 0; }
 svg.timeline { display: block; border: 1px solid var(--line); border-radius: 6px; background: #fff; }
-.timeline .row-bg { fill: #fafafa; }
-.timeline .host-label { font-size: 12px; font-weight: 600; fill: #1f2328; }
-.timeline .tick { stroke: #e5e7eb; stroke-width: 1; }
-.timeline .tick-label, .timeline .phase-label { font-size: 10px; fill: var(--muted); }
-.timeline .phase-label { font-weight: 600; fill: #374151; }
-.timeline .bar rect { stroke: rgba(0,0,0,0.25); stroke-width: 0.5; }
-.timeline .bar.passed rect { fill: #4c9a6a; }
-.timeline .bar.failed rect { fill: #d64545; }
-.timeline .bar.error rect { fill: #f0a030; }
-.timeline .bar.critical rect { stroke: #111827; stroke-width: 2.2; }
-.timeline .bar-label { font-size: 11px; fill: #fff; pointer-events: none; }
-.timeline .bar-label.outside { fill: #1f2328; }
+.timeline .host-heading { fill: #eef1f5; }
+.timeline .row-alt { fill: #fafbfc; }
+.timeline .host-label { font-size: 12.5px; font-weight: 700; fill: #111827; }
+.timeline .task-label { font-size: 11.5px; fill: #1f2328; }
+.timeline .bar.critical .task-label { font-weight: 700; }
+.timeline .tick { stroke: #d9dde3; stroke-width: 1; stroke-dasharray: 2 3; }
+.timeline .tick-label { font-size: 10px; fill: var(--muted); text-anchor: middle; }
+.timeline .phase-label { font-size: 10.5px; font-weight: 700; fill: #374151; }
+.timeline .span { stroke: rgba(0,0,0,0.25); stroke-width: 0.5; }
+.timeline .bar.passed .span { fill: #4c9a6a; }
+.timeline .bar.failed .span { fill: #d64545; }
+.timeline .bar.error .span { fill: #f0a030; }
+.timeline .bar.critical .span { stroke: #111827; stroke-width: 2; }
+.timeline .idle { stroke: #9aa3ae; stroke-width: 1.5; stroke-dasharray: 1 3; }
+.timeline .took { font-size: 10.5px; fill: var(--muted); }
 .columns { display: flex; gap: 24px; flex-wrap: wrap; align-items: flex-start; }
 .note, .muted { color: var(--muted); }
 .trend { display: inline-block; width: 60px; height: 8px; background: #eef0f2; border-radius: 2px; vertical-align: middle; }

@@ -34,7 +34,8 @@ ${failures(summary)}
 <section id="timeline"><h2>Timeline</h2>
 <p class="legend"><span class="key passed"></span> passed <span class="key failed"></span> failed
 <span class="key error"></span> stopped <span class="key critical"></span> critical path: ${esc(summary.criticalPath.tasks.join(' → ') || 'none')} (${esc(formatDuration(summary.criticalPath.durationMs))} of work)
-<span class="key wait"></span> waiting (ready, not started)</p>
+<span class="key wait"></span> waiting (ready, not started)
+<span class="key idle"></span> host idle, waiting for a task it needs (hover for details)</p>
 ${renderTimeline(summary)}
 </section>
 ${tasks(summary)}
