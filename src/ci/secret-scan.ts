@@ -99,7 +99,7 @@ export function scanText(text: string, knownSecrets: readonly string[]): TextSca
       return match.slice(0, start) + REDACTED + match.slice(start + secret.length);
     });
   }
-  return { redacted, findings: found };
+  return { redacted, findings: found.sort((a, b) => a.line - b.line) };
 }
 
 // Line numbers stay right: every replacement before the last (multi-line) pattern keeps the lines.
