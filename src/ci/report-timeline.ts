@@ -51,7 +51,8 @@ export function renderTimeline(summary: CiSummary): string {
     parts.push(`<text class="host-label" x="8" y="${y + 15}">${esc(host)}</text>`);
     y += HOST_HEADING;
     for (const [index, row] of rows.entries()) {
-      if (index % 2 === 1) parts.push(`<rect class="row-alt" x="0" y="${y}" width="${WIDTH}" height="${ROW}"/>`);
+      if (index % 2 === 1)
+        parts.push(`<rect class="row-alt" x="0" y="${y}" width="${WIDTH}" height="${ROW}"/>`);
       parts.push(renderRow(row, y, x, span));
       y += ROW;
     }

@@ -13,7 +13,7 @@ afterEach(async () => {
 
 // Made-up values of the shapes the scan must catch (none is a live credential).
 const TOKEN = 'abcdef.0123456789abcdef';
-const CERT_KEY = 'f'.repeat(8) + '0123456789abcdef'.repeat(3) + 'a1b2c3d4';
+const CERT_KEY = `${'f'.repeat(8)}${'0123456789abcdef'.repeat(3)}a1b2c3d4`;
 const AWS_ID = 'AKIAIOSFODNN7EXAMPLE';
 const AWS_SECRET = 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY';
 const KEY_BODY = 'b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW\nQyNTUxOQAAACDb';
