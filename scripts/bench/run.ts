@@ -4,6 +4,8 @@
  *     two ssh2 floors on open connections (exec channel per command, one persistent shell).
  *  2. kubemix on 200 hosts x 20 tasks (loopback lab): wall time and peak RSS.
  *  3. WinRM: HTTP requests per command on a reused shell; file copy throughput on loopback.
+ *  4. The makespan of a mixed-cluster `up` against its critical path.
+ *  5. What `kubemix ci`'s reporting (JUnit, report, logs, secret scan, history) adds to a run.
  * Results are printed and written to bench-results/<time>.json.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -11,6 +13,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { measureCopyThroughput, measureRoundTrips } from '../../fixtures/winrm-server/bench-helpers.js';
 import { startLab } from '../lab/lab.js';
+import { ciReporting } from './ci-reporting.js';
 import { clusterMakespan } from './cluster-makespan.js';
 import { kubemixRunBench } from './kubemix-run-bench.js';
 import { ansibleBench, execChannelFloor, persistentShellFloor } from './ssh-floors.js';
@@ -156,10 +159,23 @@ async function makespan(): Promise<void> {
   results['makespan'] = result;
 }
 
+async function ciReport(): Promise<void> {
+  const result = await ciReporting({ rounds: 3, scale: 0.01 });
+  log('== kubemix ci on the lab (1 controller, 1 Linux, 1 Windows; realistic durations x 0.01), 3 rounds');
+  log(
+    `  reporting, as kubemix ci measures it  ${fmt(result.medianReportingMs).padStart(9)} median (${result.reportingMs.map((ms) => fmt(ms)).join(', ')}; target < 1 s)`,
+  );
+  log(
+    `  kubemix ci vs up + down, wall time    ${fmt(result.medianOverheadMs).padStart(9)} median difference (ci ${result.ciWallMs.map((ms) => fmt(ms)).join(', ')}; up + down ${result.upDownWallMs.map((ms) => fmt(ms)).join(', ')})`,
+  );
+  results['ciReporting'] = result;
+}
+
 if (wanted('ssh')) await sshComparison();
 if (wanted('many')) await manyHosts();
 if (wanted('winrm')) await winrm();
 if (wanted('makespan')) await makespan();
+if (wanted('ci')) await ciReport();
 
 const outDir = fileURLToPath(new URL('../../../bench-results', import.meta.url));
 mkdirSync(outDir, { recursive: true });

@@ -60,5 +60,6 @@ svg.timeline { display: block; border: 1px solid var(--line); border-radius: 6px
 .trend span { display: block; height: 100%; background: #4c9a6a; border-radius: 2px; }
 .trend.failed span { background: #d64545; } .trend.error span { background: #f0a030; }
 .scroll { overflow-x: auto; }
+.nowrap { white-space: nowrap; }
 ul.files { columns: 3; }
 `;

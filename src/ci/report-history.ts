@@ -19,6 +19,9 @@ export function renderHistory(history: History, current: CiSummary): string {
 }
 
 const runLabel = (run: CiSummary) => run.startedAt.slice(0, 16).replace('T', ' ');
+/** Column heading of a run in the per-task table: its number (oldest is 1) and start. */
+const runHeading = (run: CiSummary, index: number) =>
+  `#${index + 1} ${run.startedAt.slice(5, 16).replace('T', ' ')}`;
 
 function runsTable(runs: CiSummary[], current: CiSummary): string {
   const longest = Math.max(1, ...runs.map((r) => r.durationMs));
@@ -28,7 +31,7 @@ function runsTable(runs: CiSummary[], current: CiSummary): string {
       `${esc(runLabel(run))}${run.startedAt === current.startedAt ? ' <em>(this run)</em>' : ''}`,
       badge(run.outcome),
       esc(run.spec),
-      `<span class="trend"><span style="width:${((100 * run.durationMs) / longest).toFixed(1)}%"></span></span> ${esc(formatDuration(run.durationMs))}`,
+      `<span class="nowrap"><span class="trend"><span style="width:${((100 * run.durationMs) / longest).toFixed(1)}%"></span></span> ${esc(formatDuration(run.durationMs))}</span>`,
       esc(run.message ?? ''),
     ]);
   return table(['started (UTC)', 'outcome', 'spec', 'duration', 'why'], rows, 'runs');
@@ -42,7 +45,7 @@ function flakyList(flaky: FlakyTask[]): string {
 
 function taskTrend(runs: CiSummary[]): string {
   const names = [...new Set(runs.flatMap((r) => r.tasks.map((t) => t.name)))];
-  const header = ['task', ...runs.map(runLabel)];
+  const header = ['task', ...runs.map(runHeading)];
   const rows = names.map((name) => {
     const durations = runs.map((r) => r.tasks.find((t) => t.name === name));
     const slowest = Math.max(1, ...durations.map((t) => t?.durationMs ?? 0));
@@ -51,7 +54,7 @@ function taskTrend(runs: CiSummary[]): string {
       ...durations.map((task) => {
         if (!task || task.status === 'skipped') return '<span class="muted">-</span>';
         const width = ((100 * task.durationMs) / slowest).toFixed(1);
-        return `<span class="trend ${esc(task.status)}" title="${esc(task.status)}"><span style="width:${width}%"></span></span> ${esc(formatDuration(task.durationMs))}`;
+        return `<span class="nowrap"><span class="trend ${esc(task.status)}" title="${esc(task.status)}"><span style="width:${width}%"></span></span> ${esc(formatDuration(task.durationMs))}</span>`;
       }),
     ];
   });
