@@ -24,7 +24,7 @@ let current: { spec: string; clusterDir: string } | undefined;
 const cli = fileURLToPath(new URL('../../dist/src/cli/main.js', import.meta.url));
 
 beforeAll(async () => {
-  lab = await startMixedClusterLab({ controllers: 1, linuxWorkers: 1, windowsWorkers: 4, rebootDownMs: 200 });
+  lab = await startMixedClusterLab({ controllers: 1, linuxWorkers: 1, windowsWorkers: 6, rebootDownMs: 200 });
   work = await mkdtemp(join(tmpdir(), 'kubemix-ci-e2e-'));
 });
 
@@ -277,6 +277,54 @@ describe('kubemix ci', () => {
     // `kubemix down` can finish the job (afterEach does).
     expect(lab.windows.host('win-04').fs.exists('C:\\etc\\kubernetes\\kubelet.conf')).toBe(true);
     expect(existsSync(join(clusterDir, 'state.json'))).toBe(true);
+  });
+
+  it('stops the build when the time budget runs out, tears down, and exits 1', async () => {
+    const { spec, clusterDir, out } = await setup('ci-timeout', 'win-05');
+    // The build cannot finish: PrepareNode.ps1 takes 10 minutes on the simulator.
+    process.env['KUBEMIX_STANDIN_DURATIONS'] = JSON.stringify({ 'PrepareNode.ps1': 600_000 });
+    process.env['KUBEMIX_STANDIN_SCALE'] = '1';
+    try {
+      const run = await kubemix(['ci', spec, '--cluster-dir', clusterDir, '--out', out, '--timeout', '4s']);
+      expect(run.exitCode).toBe(1);
+      expect(run.stderr).toContain(
+        'kubemix ci: the time budget (4s) ran out: stopping the build; the teardown runs next',
+      );
+      const summary = await readSummary(out);
+      expect([summary.outcome, summary.teardown.status]).toEqual(['timed-out', 'passed']);
+      expect(summary.message).toMatch(/^timed out after 4s/);
+      const xml = await readFile(join(out, 'junit.xml'), 'utf8');
+      expect((await validateJunit(xml)).output).toContain('validates');
+      expect(xml).toContain('type="timed-out"');
+      expect(cases(xml, 'teardown').every(([, status]) => status === 'passed')).toBe(true);
+      await expectLabClean('win-05');
+    } finally {
+      delete process.env['KUBEMIX_STANDIN_DURATIONS'];
+      delete process.env['KUBEMIX_STANDIN_SCALE'];
+    }
+  });
+
+  it('keeps a failed cluster with --keep-on-failure, and says how to tear it down', async () => {
+    const { spec, clusterDir, out } = await setup('ci-keep', 'win-06');
+    await writeFile(lab.failuresFile, JSON.stringify({ 'kubeadm.exe join@win-06': 1 }));
+    const run = await kubemix(['ci', spec, '--cluster-dir', clusterDir, '--out', out, '--keep-on-failure']);
+    expect(run.exitCode).toBe(1);
+    expect(run.stderr).toContain(
+      `the cluster is KEPT as asked (--keep-on-failure). Tear it down when done: kubemix down '${spec}' --cluster-dir '${clusterDir}'`,
+    );
+    expect(run.stdout).not.toContain('tearing down');
+    // Kept: the controller still runs the cluster (afterEach tears it down).
+    expect((await lab.linux.cluster.nodes()).map((n) => n.metadata.name)).toContain('lab-01');
+    const summary = await readSummary(out);
+    expect([summary.outcome, summary.teardown.status]).toEqual(['failed', 'kept']);
+    const xml = await readFile(join(out, 'junit.xml'), 'utf8');
+    expect(cases(xml, 'build')).toContainEqual(['join-windows-workers on win-06', 'failure']);
+    expect(cases(xml, 'teardown')).toEqual([
+      ['cleanup on lab-01', 'skipped'],
+      ['cleanup on lab-02', 'skipped'],
+      ['cleanup on win-06', 'skipped'],
+      ['teardown', 'skipped'],
+    ]);
   });
 
   it('refuses bad input with exit 2 and creates nothing', async () => {

@@ -1,10 +1,12 @@
 import { join } from 'node:path';
 import { ArtifactLogs } from '../../ci/artifact-logs.js';
+import type { SummaryInput } from '../../ci/build-summary.js';
 import { RunRecorder } from '../../ci/run-recorder.js';
 import { buildPhases } from '../../ci/timeline.js';
 import { finalExitCode, writeReports } from '../../ci/write-reports.js';
 import { ensurePrivateDir, writePrivateFile } from '../../engine/index.js';
-import { checksToJson } from '../../verify/checks.js';
+import type { Plan } from '../../types/plan.js';
+import { type CheckResult, checksToJson } from '../../verify/checks.js';
 import type { ClusterContext } from '../cluster-context.js';
 import { tearDownCluster } from '../commands/down.js';
 import { buildCluster } from '../commands/up.js';
@@ -29,6 +31,17 @@ export interface CiOptions {
   logFormat: 'text' | 'json';
 }
 
+/** How the build and the teardown went. */
+interface PhaseOutcomes {
+  build?: PlanRunOutcome;
+  buildError?: string;
+  checks?: CheckResult[];
+  knownSecrets: string[];
+  teardown?: PlanRunOutcome;
+  teardownError?: string;
+  kept: boolean;
+}
+
 /**
  * up -> verify -> down in one run, through the same code paths as those commands: the build plan
  * (verify is its last task), then, whatever happened (a failed task, the time budget, SIGTERM),
@@ -37,123 +50,145 @@ export interface CiOptions {
  */
 export async function runCi(options: CiOptions): Promise<number> {
   const startedAt = new Date();
-  const { context, outDir, logFormat } = options;
+  const { context, outDir } = options;
   const plans = { up: context.upPlan(), down: context.downPlan() };
   const recorder = new RunRecorder();
-  let inputsMs = performance.now();
+  const inputsStarted = performance.now();
   await ensurePrivateDir(outDir);
   const logs = await ArtifactLogs.open(outDir);
   await writeInputs(outDir, context, plans);
-  inputsMs = performance.now() - inputsMs;
-  const runFlags = { logFormat, ...(options.forks !== undefined ? { forks: options.forks } : {}) };
+  const inputsMs = performance.now() - inputsStarted;
 
   const stopper = new CiStopper({
     ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
     ...(options.timeoutText !== undefined ? { timeoutText: options.timeoutText } : {}),
   });
-  let build: PlanRunOutcome | undefined;
-  let buildError: string | undefined;
-  let teardown: PlanRunOutcome | undefined;
-  let teardownError: string | undefined;
-  let kept = false;
-  let knownSecrets: string[] = [];
-  let checks: Awaited<ReturnType<typeof collectVerifyChecks>>;
+  let outcomes: PhaseOutcomes;
   try {
-    try {
-      build = await buildCluster(context, plans.up, {
-        ...runFlags,
-        signal: stopper.build.signal,
-        listeners: [recorder.listener('build'), logs.listener],
-      });
-    } catch (error) {
-      buildError = `the build could not run: ${(error as Error).message}`;
-      err(`kubemix ci: ${buildError}`);
-    }
-    checks = await collectVerifyChecks(plans.up, context.clusterDir);
-    if (checks && logFormat === 'text') printVerifyChecks(checks, context.clusterDir);
-    // Read before the teardown forgets them: what the build registered as secret.
-    knownSecrets = await knownSecretValues(context.clusterDir, plans.up);
-
-    stopper.startTeardown();
-    const passed = build?.summary.status === 'succeeded' && stopper.stoppedBy === undefined;
-    if (!passed && options.keepOnFailure) {
-      kept = true;
-      err(
-        `kubemix ci: the build did not pass; the cluster is KEPT as asked (--keep-on-failure). Tear it down when done: kubemix down ${options.specWords.join(' ')}`,
-      );
-    } else {
-      if (logFormat === 'text') out(`\nkubemix ci: tearing down ${context.spec.name}`);
-      try {
-        teardown = await tearDownCluster(context, plans.down, {
-          ...runFlags,
-          signal: stopper.teardown.signal,
-          listeners: [recorder.listener('teardown'), logs.listener],
-        });
-      } catch (error) {
-        teardownError = `the teardown could not run: ${(error as Error).message}`;
-        err(`kubemix ci: ${teardownError}`);
-      }
-    }
+    outcomes = await runPhases(options, plans, stopper, [recorder, logs]);
   } finally {
     stopper.dispose();
     await logs.close();
   }
-
-  if (checks) await writePrivateFile(join(outDir, 'verify.json'), checksToJson(checks));
-  const stoppedBy = stopper.stoppedBy;
-  const verifyTask = plans.up.tasks.find((t) => t.name === 'verify');
+  if (outcomes.checks) await writePrivateFile(join(outDir, 'verify.json'), checksToJson(outcomes.checks));
   const written = await writeReports({
     outDir,
-    knownSecrets,
+    knownSecrets: outcomes.knownSecrets,
     reportingMs: recorder.busyMs + logs.busyMs + inputsMs,
     ...(options.history ? { history: options.history } : {}),
-    input: {
-      cluster: context.spec.name,
-      spec: context.source,
-      startedAt,
-      finishedAt: new Date(),
-      recorder,
-      runs: [
-        {
-          kind: 'build',
-          plan: plans.up,
-          phases: buildPhases(plans.up),
-          ...(build ? { summary: build.summary } : {}),
-          notRunReason: notRunReason(build, buildError, stoppedBy),
-          ...(stoppedBy ? { stoppedBy } : {}),
-        },
-        {
-          kind: 'teardown',
-          plan: plans.down,
-          phases: new Map(plans.down.tasks.map((t) => [t.name, 'teardown'])),
-          ...(teardown ? { summary: teardown.summary } : {}),
-          notRunReason: kept
-            ? 'not run: the cluster was kept (--keep-on-failure)'
-            : (teardownError ?? 'not run: the teardown stopped before it'),
-          ...(stopper.teardown.signal.aborted ? { stoppedBy: 'interrupted' as const } : {}),
-        },
-      ],
-      verify: {
-        ...(verifyTask ? { task: verifyTask } : {}),
-        ...(checks ? { results: checks } : {}),
-      },
-      build: {
-        ...(stoppedBy ? { stoppedBy } : {}),
-        ...(buildError ? { error: buildError } : {}),
-        ...(options.timeoutText ? { timeoutText: options.timeoutText } : {}),
-      },
-      teardown: {
-        kept,
-        ...(teardown ? { summary: teardown.summary } : {}),
-        ...(teardownError ? { error: teardownError } : {}),
-      },
-      versions: versionsUsed(context),
-      hosts: plans.up.hosts,
-    },
+    input: summaryInput({ options, plans, recorder, stopper, outcomes, startedAt }),
   });
   const code = finalExitCode(written);
-  printEnding({ written, code, outDir, specWords: options.specWords, logFormat });
+  printEnding({ written, code, outDir, specWords: options.specWords, logFormat: options.logFormat });
   return code;
+}
+
+/** The build (checks and secrets read after it), then the teardown or the decision to keep. */
+async function runPhases(
+  options: CiOptions,
+  plans: { up: Plan; down: Plan },
+  stopper: CiStopper,
+  [recorder, logs]: [RunRecorder, ArtifactLogs],
+): Promise<PhaseOutcomes> {
+  const { context, logFormat } = options;
+  const flags = { logFormat, ...(options.forks !== undefined ? { forks: options.forks } : {}) };
+  const outcomes: PhaseOutcomes = { knownSecrets: [], kept: false };
+  try {
+    outcomes.build = await buildCluster(context, plans.up, {
+      ...flags,
+      signal: stopper.build.signal,
+      listeners: [recorder.listener('build'), logs.listener],
+    });
+  } catch (error) {
+    outcomes.buildError = `the build could not run: ${(error as Error).message}`;
+    err(`kubemix ci: ${outcomes.buildError}`);
+  }
+  const checks = await collectVerifyChecks(plans.up, context.clusterDir);
+  if (checks) outcomes.checks = checks;
+  if (checks && logFormat === 'text') printVerifyChecks(checks, context.clusterDir);
+  // Read before the teardown forgets them: what the build registered as secret.
+  outcomes.knownSecrets = await knownSecretValues(context.clusterDir, plans.up);
+
+  stopper.startTeardown();
+  const passed = outcomes.build?.summary.status === 'succeeded' && stopper.stoppedBy === undefined;
+  if (!passed && options.keepOnFailure) {
+    outcomes.kept = true;
+    err(
+      `kubemix ci: the build did not pass; the cluster is KEPT as asked (--keep-on-failure). Tear it down when done: kubemix down ${options.specWords.join(' ')}`,
+    );
+    return outcomes;
+  }
+  if (logFormat === 'text') out(`\nkubemix ci: tearing down ${context.spec.name}`);
+  try {
+    outcomes.teardown = await tearDownCluster(context, plans.down, {
+      ...flags,
+      signal: stopper.teardown.signal,
+      listeners: [recorder.listener('teardown'), logs.listener],
+    });
+  } catch (error) {
+    outcomes.teardownError = `the teardown could not run: ${(error as Error).message}`;
+    err(`kubemix ci: ${outcomes.teardownError}`);
+  }
+  return outcomes;
+}
+
+/** Everything the summary is made from, less what the reporting adds (scan, reporting time). */
+function summaryInput(options: {
+  options: CiOptions;
+  plans: { up: Plan; down: Plan };
+  recorder: RunRecorder;
+  stopper: CiStopper;
+  outcomes: PhaseOutcomes;
+  startedAt: Date;
+}): Omit<SummaryInput, 'secretFindings' | 'filesScanned' | 'reportingMs'> {
+  const { context, timeoutText } = options.options;
+  const { plans, outcomes, stopper } = options;
+  const { build, teardown, buildError, teardownError, kept } = outcomes;
+  const stoppedBy = stopper.stoppedBy;
+  const verifyTask = plans.up.tasks.find((t) => t.name === 'verify');
+  return {
+    cluster: context.spec.name,
+    spec: context.source,
+    startedAt: options.startedAt,
+    finishedAt: new Date(),
+    recorder: options.recorder,
+    runs: [
+      {
+        kind: 'build',
+        plan: plans.up,
+        phases: buildPhases(plans.up),
+        ...(build ? { summary: build.summary } : {}),
+        notRunReason: notRunReason(build, buildError, stoppedBy),
+        ...(stoppedBy ? { stoppedBy } : {}),
+      },
+      {
+        kind: 'teardown',
+        plan: plans.down,
+        phases: new Map(plans.down.tasks.map((t) => [t.name, 'teardown'])),
+        ...(teardown ? { summary: teardown.summary } : {}),
+        notRunReason: kept
+          ? 'not run: the cluster was kept (--keep-on-failure)'
+          : (teardownError ?? 'not run: the teardown stopped before it'),
+        ...(stopper.teardown.signal.aborted ? { stoppedBy: 'interrupted' as const } : {}),
+      },
+    ],
+    verify: {
+      ...(verifyTask ? { task: verifyTask } : {}),
+      ...(outcomes.checks ? { results: outcomes.checks } : {}),
+    },
+    build: {
+      ...(stoppedBy ? { stoppedBy } : {}),
+      ...(buildError ? { error: buildError } : {}),
+      ...(timeoutText ? { timeoutText } : {}),
+    },
+    teardown: {
+      kept,
+      ...(teardown ? { summary: teardown.summary } : {}),
+      ...(teardownError ? { error: teardownError } : {}),
+    },
+    versions: versionsUsed(context),
+    hosts: plans.up.hosts,
+  };
 }
 
 function notRunReason(
