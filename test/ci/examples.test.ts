@@ -16,7 +16,8 @@ const cronJobPath = join(repo, 'examples/ci/kubernetes/kubemix-nightly-cronjob.y
 
 /** actionlint as scripts/setup.sh installs it (`go install`, into GOPATH/bin), or from PATH. */
 async function actionlint(): Promise<string> {
-  const go = (await execa('sh', ['-c', 'command -v go'], { reject: false })).stdout.trim() || '/usr/local/go/bin/go';
+  const go =
+    (await execa('sh', ['-c', 'command -v go'], { reject: false })).stdout.trim() || '/usr/local/go/bin/go';
   const gopath = (await execa(go, ['env', 'GOPATH'], { reject: false })).stdout.trim();
   const installed = gopath ? join(gopath, 'bin', 'actionlint') : '';
   if (installed && existsSync(installed)) return installed;
@@ -104,13 +105,26 @@ describe('the Kubernetes CronJob example', () => {
     expect(cronJob.spec.jobTemplate.spec.activeDeadlineSeconds).toBeGreaterThan(120 * 60);
   });
 
-  it('is checked by a validator that rejects an invalid CronJob', () => {
+  it('is checked by a validator that rejects an invalid CronJob: schema and API-server rules', () => {
     const invalid = {
       apiVersion: 'batch/v1',
       kind: 'CronJob',
       metadata: { name: 'x' },
       spec: { schedule: 5 },
     };
-    expect(validateManifestObjects([invalid]).length).toBeGreaterThan(0);
+    expect(validateManifestObjects([invalid]).map((p) => p.path)).toContain('/spec/schedule');
+    const pod = {
+      restartPolicy: 'Never',
+      containers: [{ name: 'c', image: 'i', volumeMounts: [{ name: 'missing', mountPath: '/m' }] }],
+    };
+    const undeclared = {
+      apiVersion: 'batch/v1',
+      kind: 'CronJob',
+      metadata: { name: 'x' },
+      spec: { schedule: '* * * * *', jobTemplate: { spec: { template: { spec: pod } } } },
+    };
+    expect(formatManifestProblems(validateManifestObjects([undeclared]))).toBe(
+      'CronJob x /spec/jobTemplate/spec/template/spec/containers: container "c" mounts undeclared volume "missing"',
+    );
   });
 });
