@@ -49,7 +49,7 @@ export const SECRET_PATTERNS: readonly SecretPattern[] = [
   {
     kind: 'password',
     pattern:
-      /(?<![A-Za-z0-9_-])(?:[A-Za-z0-9]+_)*(?:password|passwd|pwd)["']?[ \t]*[:=][ \t]*["']?(?<secret>(?![{[*<$(]|(?:null|true|false|none)\b)[^\s"',;{}]{4,})/gi,
+      /(?<![A-Za-z0-9_-])(?:[A-Za-z0-9]+_)*(?:password|passwd)["']?[ \t]*[:=][ \t]*["']?(?<secret>(?![{[*<$(]|(?:null|true|false|none)\b)[^\s"',;{}]{4,})/gi,
   },
   {
     kind: 'password',

@@ -63,6 +63,7 @@ describe('the secret scan', () => {
       'password:\n  env: KUBEMIX_WINSIM_PASSWORD',
       '--token *** --certificate-key ***',
       'node.kubernetes.io/windows-build: 10.0.20348',
+      'PWD=/root OLDPWD=/var/lib/kubelet --password-file=/etc/kubemix/pass',
     ].join('\n');
     expect(scanText(text, []).findings).toEqual([]);
   });
