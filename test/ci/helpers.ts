@@ -44,14 +44,25 @@ export async function runAndSummarise(options: {
   stoppedBy?: 'interrupted' | 'timed-out';
   extra?: Partial<SummaryInput>;
 }): Promise<CiSummary> {
+  return buildSummary(await runForSummary(options));
+}
+
+/** {@link runAndSummarise}'s runs, returning what the summary is made from. */
+export async function runForSummary(
+  options: Parameters<typeof runAndSummarise>[0] & { listeners?: ((event: RunEvent) => void)[] },
+): Promise<SummaryInput> {
   const startedAt = new Date();
   const recorder = new RunRecorder();
+  const also = (event: RunEvent) => {
+    for (const listener of options.listeners ?? []) listener(event);
+  };
   const build = await runPlan({
     plan: options.build,
     clusterDir: join(options.clusterDir, 'build'),
     transports: localTransports,
     onEvent: (event) => {
       recorder.listener('build')(event);
+      also(event);
       options.onBuildEvent?.(event);
     },
     ...(options.signal ? { signal: options.signal } : {}),
@@ -62,9 +73,12 @@ export async function runAndSummarise(options: {
       plan: options.teardown,
       clusterDir: join(options.clusterDir, 'teardown'),
       transports: localTransports,
-      onEvent: recorder.listener('teardown'),
+      onEvent: (event) => {
+        recorder.listener('teardown')(event);
+        also(event);
+      },
     });
-  return buildSummary({
+  return {
     cluster: options.build.cluster,
     spec: 'test-spec.yaml',
     startedAt,
@@ -100,5 +114,5 @@ export async function runAndSummarise(options: {
     hosts: options.build.hosts,
     reportingMs: 0,
     ...options.extra,
-  });
+  };
 }
