@@ -1,6 +1,6 @@
 import { tailLines } from '../engine/failure.js';
 import type { CommandResult } from '../types/command-result.js';
-import type { RunEvent, RunEventListener, RunStatus } from '../types/events.js';
+import type { RunEvent, RunEventListener, RunStatus, StepStatus } from '../types/events.js';
 
 /** Which of `kubemix ci`'s two engine runs an event came from. */
 export type RunKind = 'build' | 'teardown';
@@ -19,6 +19,8 @@ export interface RecordedHost {
   finishedAt?: number;
   /** A step failed and a retry of it passed. */
   retried: boolean;
+  /** The last step that ended, and how. */
+  lastStep?: { step: string; status: StepStatus };
   /** The last failed step, unless a later step ran (then it was ignored). */
   failure?: RecordedFailure;
   unreachable?: string;
@@ -140,6 +142,7 @@ export class RunRecorder {
       case 'step-end': {
         const host = this.host(run, event.task, event.host);
         host.finishedAt = at;
+        host.lastStep = { step: event.step, status: event.status };
         this.stepDurations.set(stepKey(event.task, event.host, event.step), event.result.durationMs);
         if (event.status !== 'failed') return;
         const streamed = this.output.get(`${event.task}\u0000${event.host}`) ?? [];

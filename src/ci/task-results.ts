@@ -97,19 +97,21 @@ function taskResult(
   }
   const interrupted = engineTask?.reason === 'interrupted' || (endMs === undefined && run.stoppedBy);
   const failures = run.summary?.failures.filter((f) => f.task === planTask.name) ?? [];
-  const hosts = planTask.hosts.map((host) =>
-    hostResult({
+  const hosts = planTask.hosts.map((host, index) => {
+    const recordedHost = recorded?.hosts.get(host);
+    return hostResult({
       run,
       phase,
       task: planTask.name,
       host,
-      recorded: recorded?.hosts.get(host),
+      recorded: recordedHost,
       failure: failures.find((f) => f.host === host),
-      interrupted: Boolean(interrupted),
+      // A host that had run its last step when the run was stopped finished its part.
+      interrupted: Boolean(interrupted) && !finishedItsSteps(run.plan, planTask, index, recordedHost),
       rel,
       taskEndMs: endMs,
-    }),
-  );
+    });
+  });
   if (recorded?.status === 'failed' && !hosts.some((h) => h.status === 'failed' || h.status === 'error')) {
     // The task failed as a whole (not implemented yet, for one): every host carries its message.
     const message = recorded.error ?? `${planTask.name} failed`;
@@ -196,6 +198,23 @@ function hostResult(options: {
     };
   }
   return { host: options.host, status: 'passed', ...timing, retried };
+}
+
+/**
+ * True when a host's last ended step is the last one the task has for it (steps for its OS;
+ * run-once steps only on the first host), and it did not fail.
+ */
+function finishedItsSteps(
+  plan: Plan,
+  task: PlanTask,
+  hostIndex: number,
+  recorded: RecordedHost | undefined,
+): boolean {
+  const last = recorded?.lastStep;
+  if (!last || last.status === 'failed') return false;
+  const os = plan.hosts.find((h) => h.name === task.hosts[hostIndex])?.os ?? 'linux';
+  const mine = task.steps.filter((s) => (s.os === undefined || s.os === os) && (!s.runOnce || hostIndex === 0));
+  return mine.at(-1)?.name === last.step;
 }
 
 /** The engine's account of a failed step, with the output the events carried. */

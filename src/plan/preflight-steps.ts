@@ -12,7 +12,7 @@ function shellPath(path: string): string {
 const CHECK_ONLY = { changedWhen: false } as const;
 
 /** Every secret reference the hosts use, once each. */
-function secretRefs(hosts: InventoryHost[]): SecretRef[] {
+export function secretRefs(hosts: InventoryHost[]): SecretRef[] {
   const seen = new Map<string, SecretRef>();
   for (const host of hosts) {
     const credentials = host.credentials;

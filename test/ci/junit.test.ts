@@ -163,6 +163,34 @@ describe('junit.xml', () => {
     expect([summary.outcome, summary.exitCode]).toEqual(['timed-out', 1]);
   });
 
+  it('does not count a host that had finished its steps as stopped', async () => {
+    // node-a finishes prepare-linux at once; node-b is still at it when the run is stopped.
+    const plan = buildPlan('test "{{ host.name }}" = node-a || sleep 30');
+    const controller = new AbortController();
+    const summary = await runAndSummarise({
+      build: plan,
+      teardown: teardownPlan,
+      clusterDir: await dir(),
+      signal: controller.signal,
+      stoppedBy: 'interrupted',
+      onBuildEvent: (event) => {
+        if (event.type === 'step-end' && event.step === 'install' && event.host === 'node-a')
+          controller.abort();
+      },
+    });
+    const prepare = summary.tasks.find((t) => t.name === 'prepare-linux')!;
+    expect(prepare.hosts.map((h) => [h.host, h.status])).toEqual([
+      ['node-a', 'passed'],
+      ['node-b', 'error'],
+    ]);
+    expect(prepare.hosts[1]!.failure).toMatchObject({ kind: 'interrupted', step: 'install' });
+    expect([summary.outcome, summary.exitCode, summary.teardown.status]).toEqual([
+      'interrupted',
+      130,
+      'passed',
+    ]);
+  });
+
   it('is checked by a validator that rejects what the schema does not allow', async () => {
     // Without this, a validator that accepts anything would pass every test above.
     const invalid = `<?xml version="1.0"?><testsuites><testsuite name="x" package="p" id="0" timestamp="2026-01-01T00:00:00" hostname="h" tests="1" failures="0" errors="0" time="1"><properties/><testcase name="a" classname="b"/><system-out/><system-err/></testsuite></testsuites>`;

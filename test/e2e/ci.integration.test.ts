@@ -350,6 +350,17 @@ describe('kubemix ci', () => {
     expect(notEmpty.exitCode).toBe(2);
     expect(notEmpty.stderr).toContain(`--out ${out} is not empty`);
     expect(await readdir(out)).toEqual(['old.txt']);
+    // A credential reference that does not resolve: bad input before anything is created, not a
+    // failed build followed by a teardown that cannot log in either.
+    const fresh = join(out, 'fresh');
+    const noPassword = await kubemix(['ci', spec, '--cluster-dir', clusterDir, '--out', fresh], {
+      [lab.passwordEnv]: '',
+    });
+    expect([noPassword.exitCode, noPassword.stderr.trim()]).toEqual([
+      2,
+      `kubemix ci: environment variable ${lab.passwordEnv} is not set`,
+    ]);
+    expect(existsSync(fresh)).toBe(false);
     expect(existsSync(clusterDir)).toBe(false);
   });
 });

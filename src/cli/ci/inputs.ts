@@ -4,6 +4,7 @@ import { basename, join } from 'node:path';
 import { stringify } from 'yaml';
 import { readSecrets, secretFragments, writePrivateFile } from '../../engine/index.js';
 import { formatPlan } from '../../plan/index.js';
+import { secretRefs } from '../../plan/preflight-steps.js';
 import { resolveSecretRef } from '../../transport/ssh/index.js';
 import type { SecretRef } from '../../types/inventory.js';
 import type { Plan } from '../../types/plan.js';
@@ -51,12 +52,11 @@ export async function knownSecretValues(clusterDir: string, plan: Plan): Promise
   for (const byName of Object.values(secrets))
     for (const value of Object.values(byName))
       for (const fragment of secretFragments(value)) values.add(fragment);
+  // Passwords and passphrases, once each; a private key is found by its PEM armour.
   const refs = new Map<string, SecretRef>();
-  for (const host of plan.hosts) {
-    for (const ref of [host.credentials?.password, host.credentials?.passphrase]) {
+  for (const host of plan.hosts)
+    for (const ref of [host.credentials?.password, host.credentials?.passphrase])
       if (ref) refs.set(JSON.stringify(ref), ref);
-    }
-  }
   for (const ref of refs.values()) {
     const value = await resolveSecretRef(ref, 'secret scan').then(
       (buffer) => buffer.toString('utf8').trim(),
@@ -66,4 +66,13 @@ export async function knownSecretValues(clusterDir: string, plan: Plan): Promise
     for (const fragment of secretFragments(value)) values.add(fragment);
   }
   return [...values];
+}
+
+/**
+ * Every credential reference of the plan's hosts resolves (variables set, files readable), checked
+ * before kubemix ci creates anything: a missing one is bad input (exit 2), not a failed build
+ * followed by a teardown that cannot log in either.
+ */
+export async function checkCredentials(plan: Plan): Promise<void> {
+  for (const ref of secretRefs(plan.hosts)) await resolveSecretRef(ref, 'kubemix ci');
 }

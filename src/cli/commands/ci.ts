@@ -4,6 +4,7 @@ import { parseDuration } from '../../ci/duration.js';
 import { DEFAULT_HISTORY_KEEP } from '../../ci/history.js';
 import { readState, statePath } from '../../engine/index.js';
 import { KubemixError, UsageError } from '../../errors/index.js';
+import { checkCredentials } from '../ci/inputs.js';
 import { runCi } from '../ci/run-ci.js';
 import { loadClusterContext } from '../cluster-context.js';
 import {
@@ -84,6 +85,8 @@ export async function ciCommand(argv: string[]): Promise<number> {
       `kubemix ci builds from scratch, but cluster ${context.spec.name} has a build recorded in ${statePath(context.clusterDir)} (an earlier up, or a ci that was killed): run kubemix down ${specArguments(specArgument, values).join(' ')} first`,
       { exitCode: 2 },
     );
+
+  await checkCredentials(context.upPlan());
 
   return runCi({
     context,
