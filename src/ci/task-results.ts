@@ -213,7 +213,9 @@ function finishedItsSteps(
   const last = recorded?.lastStep;
   if (!last || last.status === 'failed') return false;
   const os = plan.hosts.find((h) => h.name === task.hosts[hostIndex])?.os ?? 'linux';
-  const mine = task.steps.filter((s) => (s.os === undefined || s.os === os) && (!s.runOnce || hostIndex === 0));
+  const mine = task.steps.filter(
+    (s) => (s.os === undefined || s.os === os) && (!s.runOnce || hostIndex === 0),
+  );
   return mine.at(-1)?.name === last.step;
 }
 
