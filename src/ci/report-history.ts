@@ -27,14 +27,14 @@ function runsTable(runs: CiSummary[], current: CiSummary): string {
   const longest = Math.max(1, ...runs.map((r) => r.durationMs));
   const rows = [...runs]
     .reverse()
-    .map((run) => [
-      `${esc(runLabel(run))}${run.startedAt === current.startedAt ? ' <em>(this run)</em>' : ''}`,
+    .map((run, reversed) => [
+      `#${runs.length - reversed} ${esc(runLabel(run))}${run.startedAt === current.startedAt ? ' <em>(this run)</em>' : ''}`,
       badge(run.outcome),
       esc(run.spec),
       `<span class="nowrap"><span class="trend"><span style="width:${((100 * run.durationMs) / longest).toFixed(1)}%"></span></span> ${esc(formatDuration(run.durationMs))}</span>`,
       esc(run.message ?? ''),
     ]);
-  return table(['started (UTC)', 'outcome', 'spec', 'duration', 'why'], rows, 'runs');
+  return table(['run, started (UTC)', 'outcome', 'spec', 'duration', 'why'], rows, 'runs');
 }
 
 function flakyList(flaky: FlakyTask[]): string {
