@@ -88,6 +88,9 @@ function taskResult(
     ...(endMs !== undefined ? { endMs } : {}),
   };
   const skipped = recorded?.skipped;
+  // Nothing to do is done: not a reason to fail the run.
+  if (skipped === 'no-hosts')
+    return { ...base, status: 'passed', reason: SKIP_REASONS['no-hosts']!, retried: false, hosts: [] };
   if (skipped !== undefined || startMs === undefined) {
     const reason = skipped !== undefined ? (SKIP_REASONS[skipped] ?? skipped) : run.notRunReason;
     const hosts = planTask.hosts.map(

@@ -191,6 +191,20 @@ describe('junit.xml', () => {
     ]);
   });
 
+  it('counts a task with no hosts to run on as done, not as a task that did not run', async () => {
+    const plan = buildPlan('true');
+    plan.tasks.splice(3, 0, task('join-linux-workers', ['prepare-linux'], [], [shell('join', 'true')]));
+    const summary = await runAndSummarise({ build: plan, teardown: teardownPlan, clusterDir: await dir() });
+    const join = summary.tasks.find((t) => t.name === 'join-linux-workers')!;
+    expect([join.status, join.reason]).toEqual(['passed', 'no hosts to run on']);
+    const xml = renderJunit(summary, { hostname: 'h' });
+    expect(xml).toContain(
+      '<testcase name="join-linux-workers" classname="kubemix.build.join-linux-workers" time="0.000"/>',
+    );
+    expect((await validateJunit(xml)).ok).toBe(true);
+    expect(summary.message).not.toContain('join-linux-workers');
+  });
+
   it('is checked by a validator that rejects what the schema does not allow', async () => {
     // Without this, a validator that accepts anything would pass every test above.
     const invalid = `<?xml version="1.0"?><testsuites><testsuite name="x" package="p" id="0" timestamp="2026-01-01T00:00:00" hostname="h" tests="1" failures="0" errors="0" time="1"><properties/><testcase name="a" classname="b"/><system-out/><system-err/></testsuite></testsuites>`;
