@@ -2,7 +2,9 @@
 # Installs what kubemix's lab, tests and demo need on a fresh Debian 12 machine, then builds.
 # Debian packages: OpenSSH (the lab's real sshd hosts), iproute2 (network namespaces), sudo
 # (become), procps + util-linux (lab process and namespace tools), python3-winrm (an independent
-# WinRM client that proves our WinRM test server), openssl (the test server's throwaway TLS certificate).
+# WinRM client that proves our WinRM test server), openssl (the test server's throwaway TLS certificate),
+# chromium (kubemix ci's report opened in a real browser), libxml2-utils (xmllint: junit.xml checked
+# against a JUnit schema), shellcheck (actionlint checks the example workflow's scripts with it).
 # libvirt provider tests (real libvirtd and QEMU guests): libvirt-daemon-system + libvirt-clients
 # (libvirtd, virtlogd, virsh), qemu-system-x86 + qemu-utils (QEMU, qemu-img), genisoimage (cloud-init
 # seed ISOs), dnsmasq-base (libvirt's DHCP/DNS), iptables (libvirt's NAT rules), curl (image
@@ -13,7 +15,7 @@ cd "$(dirname "$0")/.."
 
 APT_PACKAGES=(openssh-server openssh-client iproute2 sudo procps util-linux python3-winrm python3-requests-ntlm openssl
   libvirt-daemon-system libvirt-clients qemu-system-x86 qemu-utils genisoimage dnsmasq-base iptables curl
-  debootstrap fdisk e2fsprogs)
+  debootstrap fdisk e2fsprogs chromium libxml2-utils shellcheck)
 
 missing=()
 for pkg in "${APT_PACKAGES[@]}"; do
@@ -25,6 +27,19 @@ if [ "${#missing[@]}" -gt 0 ]; then
   echo "setup: installing ${missing[*]}"
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# actionlint (checks the example GitHub Actions workflow), from the Go module proxy into GOPATH/bin.
+ACTIONLINT_VERSION=v1.7.12
+GO="$(command -v go || echo /usr/local/go/bin/go)"
+if [ -x "$GO" ]; then
+  actionlint="$("$GO" env GOPATH)/bin/actionlint"
+  if ! "$actionlint" -version 2>/dev/null | grep -qx "$ACTIONLINT_VERSION"; then
+    echo "setup: installing actionlint $ACTIONLINT_VERSION"
+    "$GO" install "github.com/rhysd/actionlint/cmd/actionlint@$ACTIONLINT_VERSION"
+  fi
+else
+  echo "setup: no Go toolchain: actionlint (and its test) will be missing" >&2
 fi
 
 # `npm install` with the committed lock, not `npm ci`: the registry these machines reach has no

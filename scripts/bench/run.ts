@@ -7,6 +7,7 @@
  *  4. Mixed-cluster makespan on the lab against its critical path.
  *  5. libvirt guests (real libvirtd, QEMU under TCG here): boot-to-SSH per guest, 1 guest vs 3 in
  *     parallel, and a second cluster reusing the cached base image (0 bytes downloaded).
+ *  6. What `kubemix ci`'s reporting (JUnit, report, logs, secret scan, history) adds to a run.
  * Results are printed and written to bench-results/<time>.json.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -16,6 +17,7 @@ import { measureCopyThroughput, measureRoundTrips } from '../../fixtures/winrm-s
 import { beginHygieneRun, endHygieneRun } from '../lab/hygiene-run.js';
 import { startLab } from '../lab/lab.js';
 import { formatLeftovers } from '../lab/leftovers.js';
+import { ciReporting } from './ci-reporting.js';
 import { clusterMakespan } from './cluster-makespan.js';
 import { kubemixRunBench } from './kubemix-run-bench.js';
 import { libvirtBootBench } from './libvirt-boot.js';
@@ -183,6 +185,18 @@ async function libvirt(): Promise<void> {
   results['libvirt'] = { one, three, ratio };
 }
 
+async function ciReport(): Promise<void> {
+  const result = await ciReporting({ rounds: 3, scale: 0.01 });
+  log('== kubemix ci on the lab (1 controller, 1 Linux, 1 Windows; realistic durations x 0.01), 3 rounds');
+  log(
+    `  reporting, as kubemix ci measures it  ${fmt(result.medianReportingMs).padStart(9)} median (${result.reportingMs.map((ms) => fmt(ms)).join(', ')}; target < 1 s)`,
+  );
+  log(
+    `  kubemix ci vs up + down, wall time    ${fmt(result.medianOverheadMs).padStart(9)} median difference (ci ${result.ciWallMs.map((ms) => fmt(ms)).join(', ')}; up + down ${result.upDownWallMs.map((ms) => fmt(ms)).join(', ')})`,
+  );
+  results['ciReporting'] = result;
+}
+
 // The benchmarks start labs, servers and ansible-playbook: like the tests, they must leave nothing
 // behind, and the same check says so (its temp paths go into the run's own directory).
 const hygiene = beginHygieneRun();
@@ -193,6 +207,7 @@ try {
   if (wanted('winrm')) await winrm();
   if (wanted('makespan')) await makespan();
   if (wanted('libvirt')) await libvirt();
+  if (wanted('ci')) await ciReport();
 
   const outDir = fileURLToPath(new URL('../../../bench-results', import.meta.url));
   mkdirSync(outDir, { recursive: true });

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
-import { readFileSync } from 'node:fs';
 import { KubemixError } from '../errors/index.js';
 import { err, out } from './output.js';
+import { kubemixVersion } from './version.js';
 
 type Command = { load: () => Promise<(argv: string[]) => Promise<number>>; summary: string };
 
@@ -22,6 +22,10 @@ const commands: Record<string, Command> = {
   verify: {
     load: async () => (await import('./commands/verify.js')).verifyCommand,
     summary: 'run the Windows guide checks on a built cluster',
+  },
+  ci: {
+    load: async () => (await import('./commands/ci.js')).ciCommand,
+    summary: 'build, verify and always tear down; write JUnit, an HTML report and artifacts (for CI)',
   },
   status: {
     load: async () => (await import('./commands/status.js')).statusCommand,
@@ -59,13 +63,6 @@ ${Object.entries(commands)
 Run \`kubemix <command> --help\` for a command's options.`;
 }
 
-function version(): string {
-  const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as {
-    version: string;
-  };
-  return pkg.version;
-}
-
 /**
  * The one catch: typed errors become their exit code and one line (no stack trace);
  * anything else is a bug and says so.
@@ -77,7 +74,7 @@ async function main(argv: string[]): Promise<number> {
     return name === undefined ? 2 : 0;
   }
   if (name === '--version' || name === '-V') {
-    out(version());
+    out(kubemixVersion());
     return 0;
   }
   const command = commands[name];

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { type RunSummary, runPlan } from '../engine/index.js';
 import { createTransportFactory } from '../executor/create-transport.js';
 import { createPlaybookStepExecutor } from '../playbook/step-executor.js';
+import type { RunEventListener } from '../types/events.js';
 import type { Plan } from '../types/plan.js';
 import { err, out } from './output.js';
 import { startRunSession } from './run-session.js';
@@ -15,6 +16,18 @@ export interface RunFlags {
   logFormat: 'text' | 'json';
   /** Record provider resources in this cluster directory's state (down: the build's). */
   ledgerDir?: string;
+  /** More subscribers of the run's events (the CI report). */
+  listeners?: RunEventListener[];
+  /** The caller's stop signal; without one, the run stops on Ctrl-C / SIGTERM itself. */
+  signal?: AbortSignal;
+}
+
+/** How a run ended, for callers that report more than the exit code (`kubemix ci`). */
+export interface PlanRunOutcome {
+  code: number;
+  summary: RunSummary;
+  /** The run's JSON-lines event log in the cluster directory. */
+  logPath: string;
 }
 
 /**
@@ -51,8 +64,22 @@ function printOutcome(summary: RunSummary, clusterDir: string, logPath: string):
  * has already redacted secrets from the events.
  */
 export async function runPlanWithRenderers(plan: Plan, clusterDir: string, flags: RunFlags): Promise<number> {
+  return (await runPlanCommand(plan, clusterDir, flags)).code;
+}
+
+/** {@link runPlanWithRenderers}, returning the engine's summary too. */
+export async function runPlanCommand(
+  plan: Plan,
+  clusterDir: string,
+  flags: RunFlags,
+): Promise<PlanRunOutcome> {
   const logPath = join(clusterDir, 'runs', `${new Date().toISOString().replaceAll(':', '-')}.jsonl`);
-  const session = await startRunSession({ logFormat: flags.logFormat, logPath });
+  const session = await startRunSession({
+    logFormat: flags.logFormat,
+    logPath,
+    ...(flags.listeners ? { listeners: flags.listeners } : {}),
+    ...(flags.signal ? { signal: flags.signal } : {}),
+  });
   let summary: RunSummary;
   try {
     summary = await runPlan({
@@ -76,5 +103,5 @@ export async function runPlanWithRenderers(plan: Plan, clusterDir: string, flags
     await session.finish();
   }
   if (flags.logFormat !== 'json') printOutcome(summary, clusterDir, logPath);
-  return exitCodeFor(summary);
+  return { code: exitCodeFor(summary), summary, logPath };
 }

@@ -16,13 +16,17 @@ export interface RunSession {
 /**
  * Sets up the subscribers of a run (engine or playbook): a listr2 task list on a terminal, plain
  * lines otherwise (or under CI), JSON lines with --log-format json, plus an optional JSON-lines
- * log file; and turns the first Ctrl-C / SIGTERM into an abort of the run.
+ * log file and any `listeners` the caller adds (the CI report); and turns the first Ctrl-C /
+ * SIGTERM into an abort of the run, unless the caller passes its own `signal` (then the caller
+ * owns Ctrl-C and SIGTERM, as `kubemix ci` does across its build and teardown).
  */
 export async function startRunSession(options: {
   logFormat: 'text' | 'json';
   logPath?: string;
+  listeners?: RunEventListener[];
+  signal?: AbortSignal;
 }): Promise<RunSession> {
-  const listeners: RunEventListener[] = [];
+  const listeners: RunEventListener[] = [...(options.listeners ?? [])];
   let log: WriteStream | undefined;
   if (options.logPath) {
     await ensurePrivateDir(dirname(options.logPath));
@@ -53,14 +57,16 @@ export async function startRunSession(options: {
     process.off('SIGTERM', onSignal);
     controller.abort();
   };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+  if (!options.signal) {
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+  }
 
   return {
     onEvent: (event: RunEvent) => {
       for (const listener of listeners) listener(event);
     },
-    signal: controller.signal,
+    signal: options.signal ?? controller.signal,
     finish: async () => {
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);

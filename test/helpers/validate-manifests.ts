@@ -2,6 +2,7 @@ import { DaemonSet } from 'kubernetes-models/apps/v1/DaemonSet';
 import { Deployment } from 'kubernetes-models/apps/v1/Deployment';
 import { ReplicaSet } from 'kubernetes-models/apps/v1/ReplicaSet';
 import { StatefulSet } from 'kubernetes-models/apps/v1/StatefulSet';
+import { CronJob } from 'kubernetes-models/batch/v1/CronJob';
 import { Job } from 'kubernetes-models/batch/v1/Job';
 import { RuntimeClass } from 'kubernetes-models/node.k8s.io/v1/RuntimeClass';
 import { ClusterRole } from 'kubernetes-models/rbac.authorization.k8s.io/v1/ClusterRole';
@@ -10,6 +11,7 @@ import { Role } from 'kubernetes-models/rbac.authorization.k8s.io/v1/Role';
 import { RoleBinding } from 'kubernetes-models/rbac.authorization.k8s.io/v1/RoleBinding';
 import { ConfigMap } from 'kubernetes-models/v1/ConfigMap';
 import { Namespace } from 'kubernetes-models/v1/Namespace';
+import { PersistentVolumeClaim } from 'kubernetes-models/v1/PersistentVolumeClaim';
 import { Pod } from 'kubernetes-models/v1/Pod';
 import { Secret } from 'kubernetes-models/v1/Secret';
 import { Service } from 'kubernetes-models/v1/Service';
@@ -25,6 +27,7 @@ type ModelClass = new (data: any) => { validate(): void };
 export const KNOWN_KINDS: Readonly<Record<string, ModelClass>> = {
   'v1/ConfigMap': ConfigMap,
   'v1/Namespace': Namespace,
+  'v1/PersistentVolumeClaim': PersistentVolumeClaim,
   'v1/Pod': Pod,
   'v1/Secret': Secret,
   'v1/Service': Service,
@@ -33,6 +36,7 @@ export const KNOWN_KINDS: Readonly<Record<string, ModelClass>> = {
   'apps/v1/Deployment': Deployment,
   'apps/v1/ReplicaSet': ReplicaSet,
   'apps/v1/StatefulSet': StatefulSet,
+  'batch/v1/CronJob': CronJob,
   'batch/v1/Job': Job,
   'node.k8s.io/v1/RuntimeClass': RuntimeClass,
   'rbac.authorization.k8s.io/v1/ClusterRole': ClusterRole,
@@ -75,6 +79,10 @@ interface ObjectLike {
   spec?: PodSpecLike & {
     selector?: { matchLabels?: Record<string, string> };
     template?: { metadata?: { labels?: Record<string, string> }; spec?: PodSpecLike };
+    /** A CronJob's Job: its pod template is one level further down. */
+    jobTemplate?: {
+      spec?: { template?: { metadata?: { labels?: Record<string, string> }; spec?: PodSpecLike } };
+    };
   };
 }
 
@@ -100,7 +108,7 @@ function apiServerRules(obj: ObjectLike): { path: string; message: string }[] {
       });
     }
   }
-  const template = obj.spec?.template;
+  const template = obj.spec?.template ?? obj.spec?.jobTemplate?.spec?.template;
   if (template && obj.spec?.selector) {
     const wanted = obj.spec.selector.matchLabels ?? {};
     const have = template.metadata?.labels ?? {};
@@ -115,7 +123,11 @@ function apiServerRules(obj: ObjectLike): { path: string; message: string }[] {
   }
   const podSpec: PodSpecLike | undefined = template?.spec ?? (obj.kind === 'Pod' ? obj.spec : undefined);
   if (podSpec) {
-    const base = template ? '/spec/template/spec' : '/spec';
+    const base = obj.spec?.jobTemplate
+      ? '/spec/jobTemplate/spec/template/spec'
+      : template
+        ? '/spec/template/spec'
+        : '/spec';
     const volumes = new Set((podSpec.volumes ?? []).map((v) => v.name));
     const containers = [...(podSpec.initContainers ?? []), ...(podSpec.containers ?? [])];
     const seen = new Set<string | undefined>();

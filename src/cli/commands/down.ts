@@ -1,7 +1,8 @@
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { acquireLock, readState, secretsPath, writeState } from '../../engine/index.js';
-import { loadClusterContext, teardownDir as teardownDirOf } from '../cluster-context.js';
+import type { Plan } from '../../types/plan.js';
+import { type ClusterContext, loadClusterContext, teardownDir as teardownDirOf } from '../cluster-context.js';
 import {
   choiceOption,
   intOption,
@@ -11,7 +12,7 @@ import {
   SHORT_FORM_OPTIONS,
 } from '../options.js';
 import { out } from '../output.js';
-import { runPlanWithRenderers } from '../run-plan-command.js';
+import { type PlanRunOutcome, type RunFlags, runPlanCommand } from '../run-plan-command.js';
 import { RUN_HELP, RUN_OPTIONS } from './up.js';
 
 export const downHelp = `Usage: kubemix down <spec> [options]
@@ -44,6 +45,25 @@ export async function downCommand(argv: string[]): Promise<number> {
   const forks = intOption('forks', values.forks, { min: 1 });
   const logFormat = choiceOption('log-format', values['log-format'], ['text', 'json'] as const) ?? 'text';
   const context = await loadClusterContext(onePositional('down', positionals, 'spec'), values);
+  const plan = context.downPlan(await readState(context.clusterDir), {
+    purgeImages: values['purge-images'] === true,
+  });
+  const { code } = await tearDownCluster(context, plan, {
+    logFormat,
+    ...(forks !== undefined ? { forks } : {}),
+  });
+  return code;
+}
+
+/**
+ * What `down` does once its flags are read (also `kubemix ci`'s teardown): run the teardown plan
+ * (made from the build's state: `context.downPlan(state)`), then forget the build once it finished.
+ */
+export async function tearDownCluster(
+  context: ClusterContext,
+  plan: Plan,
+  flags: RunFlags,
+): Promise<PlanRunOutcome> {
   const { clusterDir } = context;
   // Teardown keeps its own state beside the build's, so a half-done `down` resumes too; it also
   // holds the build's lock, so `down` never runs under a live `up` (and the reverse). What it
@@ -51,29 +71,22 @@ export async function downCommand(argv: string[]): Promise<number> {
   const buildLock = await acquireLock(clusterDir);
   try {
     const state = await readState(clusterDir);
-    const plan = context.downPlan(state, { purgeImages: values['purge-images'] === true });
     await mkdir(join(clusterDir, 'console'), { recursive: true, mode: 0o700 });
     const teardownDir = teardownDirOf(clusterDir);
-    const code = await runPlanWithRenderers(plan, teardownDir, {
-      logFormat,
-      ...(forks !== undefined ? { forks } : {}),
+    const outcome = await runPlanCommand(plan, teardownDir, {
+      ...flags,
       ...(state ? { ledgerDir: clusterDir } : {}),
     });
     // The cluster is gone: the build's record (done tasks, join tokens) would make the next `up`
     // skip everything. A failed down keeps it, so `down` can be run again.
-    if (code === 0 && state) await forgetBuild(clusterDir);
-    if (code === 0) await rm(teardownDir, { recursive: true, force: true });
-    return code;
+    if (outcome.code === 0 && state) await forgetBuild(clusterDir);
+    if (outcome.code === 0) await rm(teardownDir, { recursive: true, force: true });
+    return outcome;
   } finally {
     await buildLock.release();
   }
 }
 
-/**
- * After a complete teardown the cluster is gone: the next `up` builds it anew instead of
- * skipping tasks done for machines that no longer exist. Deleted resources leave the state, and
- * the host keys of machines kubemix made leave the cluster's known_hosts (new guests get new keys).
- */
 async function forgetBuild(clusterDir: string): Promise<void> {
   const state = await readState(clusterDir);
   if (!state) return;

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { acquireLock, forgetRun, readState } from '../../engine/index.js';
 import { kubeconfigKey } from '../../kubeconfig/merge.js';
 import { shQuote } from '../../quote/index.js';
-import { TASK_NAMES } from '../../types/plan.js';
+import { type Plan, TASK_NAMES } from '../../types/plan.js';
 import { adminConfPath, type ClusterContext, loadClusterContext, teardownDir } from '../cluster-context.js';
 import {
   choiceOption,
@@ -13,7 +13,7 @@ import {
   SHORT_FORM_OPTIONS,
 } from '../options.js';
 import { out } from '../output.js';
-import { runPlanWithRenderers } from '../run-plan-command.js';
+import { type PlanRunOutcome, type RunFlags, runPlanCommand } from '../run-plan-command.js';
 import { reportVerifyChecks } from '../verify-report.js';
 
 export const RUN_OPTIONS = {
@@ -58,16 +58,8 @@ export async function upCommand(argv: string[]): Promise<number> {
   const logFormat = choiceOption('log-format', values['log-format'], ['text', 'json'] as const) ?? 'text';
   const specArgument = onePositional('up', positionals, 'spec');
   const context = await loadClusterContext(specArgument, values);
-  await context.ensureClusterKey();
   const plan = context.upPlan();
-  // A build makes the last teardown's record stale: the next `down` must clean up again.
-  const lock = await acquireLock(context.clusterDir);
-  try {
-    await forgetRun(teardownDir(context.clusterDir));
-  } finally {
-    await lock.release();
-  }
-  const code = await runPlanWithRenderers(plan, context.clusterDir, {
+  const { code } = await buildCluster(context, plan, {
     logFormat,
     ...(forks !== undefined ? { forks } : {}),
     ...(values['stop-after'] !== undefined ? { stopAfter: values['stop-after'] } : {}),
@@ -79,6 +71,24 @@ export async function upCommand(argv: string[]): Promise<number> {
     await printNextSteps(context, specArguments(specArgument, values));
   }
   return code;
+}
+
+/** What `up` does once its flags are read (also `kubemix ci`'s build): run the build plan. */
+export async function buildCluster(
+  context: ClusterContext,
+  plan: Plan,
+  flags: RunFlags,
+): Promise<PlanRunOutcome> {
+  // Machines kubemix creates get the cluster's own SSH key (made once, 0600 in the cluster dir).
+  await context.ensureClusterKey();
+  // A build makes the last teardown's record stale: the next `down` must clean up again.
+  const lock = await acquireLock(context.clusterDir);
+  try {
+    await forgetRun(teardownDir(context.clusterDir));
+  } finally {
+    await lock.release();
+  }
+  return runPlanCommand(plan, context.clusterDir, flags);
 }
 
 /**
@@ -98,7 +108,7 @@ or add it to your kubeconfig as context ${kubeconfigKey(context.spec.name)}:
 }
 
 /** The spec argument plus the options that select the cluster (short form, --cluster-dir), shell-quoted. */
-function specArguments(spec: string, values: Record<string, unknown>): string[] {
+export function specArguments(spec: string, values: Record<string, unknown>): string[] {
   const words = [shQuote(spec)];
   for (const name of [...Object.keys(SHORT_FORM_OPTIONS), 'cluster-dir']) {
     const value = values[name];

@@ -2,7 +2,7 @@ import type { InventoryHost, SecretRef } from '../../types/inventory.js';
 import type { PlanStep } from '../../types/plan.js';
 
 /** Every secret reference the hosts use, once each. */
-function secretRefs(hosts: InventoryHost[]): SecretRef[] {
+export function secretRefs(hosts: InventoryHost[]): SecretRef[] {
   const seen = new Map<string, SecretRef>();
   for (const host of hosts) {
     const credentials = host.credentials;
