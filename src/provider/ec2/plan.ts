@@ -38,6 +38,8 @@ export type ImageSource =
 /** One RunInstances call: a node group and the nodes it makes. */
 export interface InstanceGroupPlan {
   group: string;
+  /** The group in the spec (`nodes.controlPlane`, `nodes.workers.1`), for messages. */
+  specPath: string;
   os: HostOs;
   connection: ConnectionKind;
   windowsVersion?: '2019' | '2022';
@@ -132,6 +134,7 @@ export function planEc2(spec: ClusterSpec): Ec2Plan {
   groups.push(
     groupPlan(provider, {
       group: 'control-plane',
+      specPath: 'nodes.controlPlane',
       os: 'linux',
       connection: cp.connection,
       instanceType: cp.instanceType,
@@ -139,11 +142,12 @@ export function planEc2(spec: ClusterSpec): Ec2Plan {
       nodes: Array.from({ length: cp.count }, (_, i) => `controller-${pad(i + 1)}`),
     }),
   );
-  for (const worker of spec.nodes.workers) {
+  for (const [index, worker] of spec.nodes.workers.entries()) {
     if (worker.count === 0) continue;
     groups.push(
       groupPlan(provider, {
         group: worker.name,
+        specPath: `nodes.workers.${index}`,
         os: worker.os,
         connection: worker.connection,
         windowsVersion: worker.windowsVersion,
@@ -170,6 +174,7 @@ export function planEc2(spec: ClusterSpec): Ec2Plan {
 
 interface GroupInput {
   group: string;
+  specPath: string;
   os: HostOs;
   connection: ConnectionKind;
   windowsVersion?: '2019' | '2022' | undefined;
@@ -182,6 +187,7 @@ function groupPlan(provider: Ec2Provider, input: GroupInput): InstanceGroupPlan 
   const version = input.windowsVersion ?? '2022';
   const plan: InstanceGroupPlan = {
     group: input.group,
+    specPath: input.specPath,
     os: input.os,
     connection: input.connection,
     instanceType: input.instanceType ?? DEFAULT_INSTANCE_TYPE[input.os],

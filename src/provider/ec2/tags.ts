@@ -15,14 +15,24 @@ export interface Tag {
   Value: string;
 }
 
-/** The tags of one resource: the cluster tag, Kubernetes' `owned` tag and a `Name`. */
-export function clusterTags(cluster: string, name: string): Tag[] {
+/** The resource's role in the cluster (`vpc`, `subnet`, `launch/<group>`...): how a resumed run finds it. */
+export const ROLE_TAG = 'kubemix.io/role';
+
+/** The tags of one resource: the cluster tag, Kubernetes' `owned` tag, its role and a `Name`. */
+export function clusterTags(cluster: string, role: string, name = `kubemix-${cluster}`): Tag[] {
   return [
     { Key: CLUSTER_TAG, Value: cluster },
     { Key: kubernetesClusterTag(cluster), Value: 'owned' },
+    { Key: ROLE_TAG, Value: role },
     { Key: 'Name', Value: name },
   ];
 }
+
+/** Filters for the resources of a cluster with a role. */
+export const roleFilters = (cluster: string, role: string) => [
+  clusterFilter(cluster),
+  { Name: `tag:${ROLE_TAG}`, Values: [role] },
+];
 
 /** The Describe* filter that finds everything of one cluster, whatever its kind. */
 export const clusterFilter = (cluster: string) => ({ Name: `tag:${CLUSTER_TAG}`, Values: [cluster] });

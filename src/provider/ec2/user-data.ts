@@ -1,4 +1,5 @@
 import { stringify } from 'yaml';
+import { sq } from '../../modules/shell.js';
 // The one PowerShell quoting helper (a pure function; providers use no transport otherwise).
 import { psQuote } from '../../transport/winrm/powershell.js';
 
@@ -6,13 +7,22 @@ import { psQuote } from '../../transport/winrm/powershell.js';
 export const LINUX_USER = 'kubemix';
 
 /**
- * Linux user data: a cloud-config (cloud-init docs, "Module reference": users, hostname) that
- * sets the hostname and creates the kubemix user with passwordless sudo and the cluster key.
+ * Linux user data of one instance group (one RunInstances, one user data for every instance): a
+ * cloud-config (cloud-init docs, "Module reference": users, runcmd) that creates the kubemix user
+ * with passwordless sudo and the cluster key, and names each host after its launch index
+ * (`cloud-init query ds.meta_data.ami_launch_index`; cloud-init docs, "Instance metadata": keys
+ * with hyphens are also given with underscores).
  */
-export function linuxUserData(options: { hostname: string; publicKey: string }): string {
+export function linuxUserData(options: { hostnames: string[]; publicKey: string }): string {
+  const names = options.hostnames.map(sq).join(' ');
   const config = {
-    hostname: options.hostname,
-    preserve_hostname: false,
+    runcmd: [
+      [
+        'sh',
+        '-c',
+        `set -- ${names}; shift "$(cloud-init query ds.meta_data.ami_launch_index)"; hostnamectl set-hostname "$1"`,
+      ],
+    ],
     users: [
       'default',
       {
@@ -30,8 +40,8 @@ export function linuxUserData(options: { hostname: string; publicKey: string }):
 
 /** What a Windows instance's first boot sets up. */
 export interface WindowsUserDataOptions {
-  /** The computer name (<= 15 characters: NetBIOS). */
-  computerName: string;
+  /** Computer names by launch index (<= 15 characters each: NetBIOS). */
+  computerNames: string[];
   /** `http`: 5985, NTLM with message encryption (Windows' defaults); `https`: 5986 with `certificate`. */
   winrm: 'http' | 'https';
   /** PKCS#12 (no password) of the WinRM HTTPS certificate, base64; required for https. */
@@ -39,6 +49,9 @@ export interface WindowsUserDataOptions {
   /** The cluster's public key: OpenSSH Server is installed and trusts it (groups over SSH). */
   sshPublicKey?: string;
 }
+
+/** NetBIOS computer names: at most 15 letters, digits and hyphens. */
+export const isWindowsComputerName = (name: string): boolean => /^[A-Za-z0-9-]{1,15}$/.test(name);
 
 const firewallRule = (name: string, protocol: 'TCP' | 'UDP', port: string) =>
   `New-NetFirewallRule -Name ${psQuote(name)} -DisplayName ${psQuote(name)} -Direction Inbound -Protocol ${protocol} -LocalPort ${port} -Action Allow -Profile Any | Out-Null`;
@@ -51,11 +64,16 @@ const firewallRule = (name: string, protocol: 'TCP' | 'UDP', port: string) =>
  * the cluster key when asked, and renames the computer last (it needs a restart).
  */
 export function windowsUserData(options: WindowsUserDataOptions): string {
-  if (!/^[A-Za-z0-9-]{1,15}$/.test(options.computerName))
-    throw new TypeError(`not a Windows computer name (<= 15 letters, digits, "-"): ${options.computerName}`);
+  for (const name of options.computerNames)
+    if (!isWindowsComputerName(name))
+      throw new TypeError(`not a Windows computer name (<= 15 letters, digits, "-"): ${name}`);
   const lines = [
     '<powershell>',
     "$ErrorActionPreference = 'Stop'",
+    // IMDSv2 (the instances require tokens): this instance's place in its RunInstances call.
+    "$kmToken = Invoke-RestMethod -Method Put -Uri 'http://169.254.169.254/latest/api/token' -Headers @{ 'X-aws-ec2-metadata-token-ttl-seconds' = '300' }",
+    "$kmIndex = [int](Invoke-RestMethod -Uri 'http://169.254.169.254/latest/meta-data/ami-launch-index' -Headers @{ 'X-aws-ec2-metadata-token' = $kmToken })",
+    `$kmName = @(${options.computerNames.map(psQuote).join(', ')})[$kmIndex]`,
     // EC2 networks are classified Public; the listener must exist whatever the profile.
     'Enable-PSRemoting -Force -SkipNetworkProfileCheck | Out-Null',
     'Set-Item -Path WSMan:\\localhost\\Service\\AllowUnencrypted -Value $false',
@@ -90,8 +108,8 @@ export function windowsUserData(options: WindowsUserDataOptions): string {
     firewallRule('kubemix-kubelet', 'TCP', '10250'),
     firewallRule('kubemix-vxlan', 'UDP', '4789'),
     firewallRule('kubemix-nodeports', 'TCP', '30000-32767'),
-    `if ($env:COMPUTERNAME -ne ${psQuote(options.computerName)}) {`,
-    `  Rename-Computer -NewName ${psQuote(options.computerName)} -Force`,
+    'if ($env:COMPUTERNAME -ne $kmName) {',
+    '  Rename-Computer -NewName $kmName -Force',
     '  Restart-Computer -Force',
     '}',
     '</powershell>',
