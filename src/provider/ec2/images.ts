@@ -12,6 +12,8 @@ export interface ResolvedImage {
   name: string;
   /** Device name of the root volume (sized by diskGiB). */
   rootDeviceName?: string;
+  /** Snapshot of the root volume (named again when kubemix overrides the root volume's settings). */
+  rootSnapshotId?: string;
 }
 
 /** Images by group, and every problem found (one line each, naming the spec field). */
@@ -80,6 +82,7 @@ export async function resolveImages(ctx: Ec2Context, groups: InstanceGroupPlan[]
       platform,
       name: image.Name ?? id,
       ...(image.RootDeviceName ? { rootDeviceName: image.RootDeviceName } : {}),
+      ...rootSnapshot(image),
     });
   }
   return { images, problems };
@@ -119,4 +122,9 @@ async function newestImage(ctx: Ec2Context, owner: string, namePattern: string):
   } catch (error) {
     throw describeAwsError(`prepare-provider: searching AMIs ${namePattern}`, error);
   }
+}
+
+function rootSnapshot(image: Image): { rootSnapshotId?: string } {
+  const root = image.BlockDeviceMappings?.find((m) => m.DeviceName === image.RootDeviceName);
+  return root?.Ebs?.SnapshotId ? { rootSnapshotId: root.Ebs.SnapshotId } : {};
 }

@@ -101,12 +101,19 @@ async function runInstances(
           },
         ],
         MetadataOptions: { HttpTokens: 'required', HttpEndpoint: 'enabled' },
-        ...(group.rootVolumeGiB && image.rootDeviceName
+        // The root volume dies with the instance whatever the AMI says (some keep it).
+        ...(image.rootDeviceName
           ? {
               BlockDeviceMappings: [
                 {
                   DeviceName: image.rootDeviceName,
-                  Ebs: { VolumeSize: group.rootVolumeGiB, VolumeType: 'gp3', DeleteOnTermination: true },
+                  Ebs: {
+                    DeleteOnTermination: true,
+                    ...(image.rootSnapshotId ? { SnapshotId: image.rootSnapshotId } : {}),
+                    ...(group.rootVolumeGiB
+                      ? { VolumeSize: group.rootVolumeGiB, VolumeType: 'gp3' as const }
+                      : {}),
+                  },
                 },
               ],
             }

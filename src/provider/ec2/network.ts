@@ -46,19 +46,20 @@ async function ensure(
   kind: Ec2ResourceKind,
   find: () => Promise<string | undefined>,
   create: () => Promise<string | undefined>,
+  details: Record<string, string> = {},
 ): Promise<string> {
   const doing = `create-network: ${kind}`;
   try {
     const found = await find();
     if (found) {
       if (recorded(ctx, kind, kind)?.details?.['id'] !== found)
-        await record(ctx, kind, kind, 'created', { id: found });
+        await record(ctx, kind, kind, 'created', { ...details, id: found });
       return found;
     }
-    await record(ctx, kind, kind, 'intended');
+    await record(ctx, kind, kind, 'intended', details);
     const id = await create();
     if (!id) throw new Error(`EC2 returned no id for the new ${kind}`);
-    await record(ctx, kind, kind, 'created', { id });
+    await record(ctx, kind, kind, 'created', { ...details, id });
     ctx.progress(`created ${kind} ${id}`);
     return id;
   } catch (error) {
@@ -252,6 +253,7 @@ export async function createNetwork(
           }),
         )
       ).KeyPairId,
+    { name: plan.keyPairName },
   );
   return { vpcId, subnetId, securityGroupId, keyName: plan.keyPairName };
 }

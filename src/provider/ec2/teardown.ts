@@ -4,12 +4,14 @@ import {
   DeleteRouteTableCommand,
   DeleteSecurityGroupCommand,
   DeleteSubnetCommand,
+  DeleteVolumeCommand,
   DeleteVpcCommand,
   DescribeInternetGatewaysCommand,
   DescribeKeyPairsCommand,
   DescribeRouteTablesCommand,
   DescribeSecurityGroupsCommand,
   DescribeSubnetsCommand,
+  DescribeVolumesCommand,
   DescribeVpcsCommand,
   DetachInternetGatewayCommand,
   DisassociateRouteTableCommand,
@@ -35,13 +37,13 @@ const owned = (ctx: Ec2Context, resource: Tagged) =>
   tagValue(resource.Tags, kubernetesClusterTag(ctx.cluster)) === 'owned';
 
 /** Recorded ids of a kind that may still exist. */
-function recordedIds(ctx: Ec2Context, kind: Ec2ResourceKind): string[] {
+function recordedIds(ctx: Ec2Context, kind: Ec2ResourceKind, detail = 'id'): string[] {
   return ctx.ledger.resources
     .filter(
       (r) =>
         r.provider === 'ec2' && r.kind === kind && r.location === ctx.aws.region && r.status !== 'deleted',
     )
-    .flatMap((r) => (r.details?.['id'] ? [r.details['id']] : []));
+    .flatMap((r) => (r.details?.[detail] ? [r.details[detail]] : []));
 }
 
 /** Marks every record of a kind deleted. */
@@ -114,7 +116,18 @@ export async function destroyCluster(ctx: Ec2Context, options: TeardownOptions):
   );
   const ids = instances.flatMap((i) => (i.InstanceId ? [i.InstanceId] : []));
   if (ids.length > 0) {
-    await call('terminating instances', () => ec2.send(new TerminateInstancesCommand({ InstanceIds: ids })));
+    // Listed by a filtered Describe, yet unknown to TerminateInstances for a moment after launch
+    // (EC2's eventual consistency): retried within the bound.
+    await waitFor(ctx, { what: `EC2 to know ${ids.length} new instance(s)`, timeoutMs }, async () => {
+      try {
+        await ec2.send(new TerminateInstancesCommand({ InstanceIds: ids }));
+        return { done: true };
+      } catch (error) {
+        if (awsErrorCode(error) === 'InvalidInstanceID.NotFound')
+          return { progress: 'InvalidInstanceID.NotFound' };
+        throw describeAwsError('destroy: terminating instances', error);
+      }
+    });
     ctx.progress(`terminating ${ids.length} instance(s)`);
     await waitFor(ctx, { what: `${ids.length} instance(s) to terminate`, timeoutMs }, async () => {
       const left = await call('waiting for instances', () => clusterInstances(ctx));
@@ -139,17 +152,33 @@ export async function destroyCluster(ctx: Ec2Context, options: TeardownOptions):
     );
   await recordDeleted(ctx, 'security-group');
 
+  // By name: EC2 takes KeyName or KeyPairId, moto only KeyName; the name is the cluster's.
   const keys =
     (await call('listing key pairs', () => ec2.send(new DescribeKeyPairsCommand({ Filters: filters }))))
       .KeyPairs ?? [];
-  for (const id of union(
-    keys.filter((k) => owned(ctx, k)).map((k) => k.KeyPairId),
-    recordedIds(ctx, 'key-pair'),
+  for (const name of union(
+    keys.filter((k) => owned(ctx, k)).map((k) => k.KeyName),
+    recordedIds(ctx, 'key-pair', 'name'),
   ))
-    await deleteWithRetry(ctx, `key pair ${id}`, timeoutMs, () =>
-      ec2.send(new DeleteKeyPairCommand({ KeyPairId: id })),
+    await deleteWithRetry(ctx, `key pair ${name}`, timeoutMs, () =>
+      ec2.send(new DeleteKeyPairCommand({ KeyName: name })),
     );
   await recordDeleted(ctx, 'key-pair');
+
+  // Root volumes go with their instances (DeleteOnTermination); any left over are removed here.
+  const volumes =
+    (
+      await call('listing volumes', () =>
+        ec2.send(
+          new DescribeVolumesCommand({ Filters: [...filters, { Name: 'status', Values: ['available'] }] }),
+        ),
+      )
+    ).Volumes ?? [];
+  for (const volume of volumes.filter((v) => owned(ctx, v)))
+    if (volume.VolumeId)
+      await deleteWithRetry(ctx, `volume ${volume.VolumeId}`, timeoutMs, () =>
+        ec2.send(new DeleteVolumeCommand({ VolumeId: volume.VolumeId })),
+      );
 
   const subnets =
     (await call('listing subnets', () => ec2.send(new DescribeSubnetsCommand({ Filters: filters }))))
