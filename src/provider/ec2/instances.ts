@@ -53,7 +53,7 @@ export async function clusterInstances(ctx: Ec2Context, states = LIVE_STATES): P
  * group whose instances already run (found by tag) is not launched again.
  */
 export async function launchInstances(ctx: Ec2Context, input: CreateHostsInput): Promise<void> {
-  const { plan, network } = input;
+  const { plan } = input;
   const existing = await clusterInstances(ctx, ['pending', 'running']).catch((error) => {
     throw describeAwsError('create-hosts: listing the cluster instances', error);
   });

@@ -18,7 +18,7 @@ import {
   TerminateInstancesCommand,
 } from '@aws-sdk/client-ec2';
 import { awsErrorCode, describeAwsError, isNotFound } from './client.js';
-import { type Ec2Context, type Ec2ResourceKind, record } from './context.js';
+import type { Ec2Context, Ec2ResourceKind } from './context.js';
 import { clusterInstances } from './instances.js';
 import { clusterFilter, kubernetesClusterTag, tagValue } from './tags.js';
 import { waitFor } from './wait.js';
