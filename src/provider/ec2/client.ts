@@ -33,21 +33,42 @@ export class AwsClients {
   readonly ec2: EC2Client;
   readonly ssm: SSMClient;
   readonly counts: CallCounts = { commands: {}, attempts: {} };
+  private home?: EC2Client;
 
   private constructor(
     readonly region: string,
-    options: AwsClientOptions,
+    private readonly options: AwsClientOptions,
   ) {
-    const config = {
-      region,
-      retryMode: 'adaptive',
-      maxAttempts: options.maxAttempts ?? 10,
-      ...(options.endpoint ? { endpoint: options.endpoint } : {}),
-    };
-    this.ec2 = new EC2Client(config);
-    this.ssm = new SSMClient(config);
+    this.ec2 = new EC2Client(this.config(region));
+    this.ssm = new SSMClient(this.config(region));
     this.count(this.ec2, 'EC2');
     this.count(this.ssm, 'SSM');
+  }
+
+  private config(region: string) {
+    return {
+      region,
+      retryMode: 'adaptive',
+      maxAttempts: this.options.maxAttempts ?? 10,
+      ...(this.options.endpoint ? { endpoint: this.options.endpoint } : {}),
+    };
+  }
+
+  /**
+   * EC2 in the home region of the region's partition (us-east-1, cn-north-1, us-gov-west-1): it
+   * answers DescribeRegions even when the spec's region does not exist (whose endpoint has no DNS).
+   */
+  homeEc2(): EC2Client {
+    if (!this.home) {
+      const home = this.region.startsWith('cn-')
+        ? 'cn-north-1'
+        : this.region.startsWith('us-gov-')
+          ? 'us-gov-west-1'
+          : 'us-east-1';
+      this.home = new EC2Client(this.config(home));
+      this.count(this.home, 'EC2');
+    }
+    return this.home;
   }
 
   /**
@@ -78,6 +99,7 @@ export class AwsClients {
   destroy(): void {
     this.ec2.destroy();
     this.ssm.destroy();
+    this.home?.destroy();
   }
 
   private count(client: EC2Client | SSMClient, service: string): void {

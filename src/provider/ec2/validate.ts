@@ -43,7 +43,7 @@ export async function preflight(
 ): Promise<Ec2Preflight> {
   const region = ctx.aws.region;
   const regions = await call('listing the regions', () =>
-    ctx.aws.ec2.send(new DescribeRegionsCommand({ AllRegions: true })),
+    ctx.aws.homeEc2().send(new DescribeRegionsCommand({ AllRegions: true })),
   );
   if (!(regions.Regions ?? []).some((r) => r.RegionName === region))
     throw new Ec2InputError([`provider.region: unknown region ${region}`]);
@@ -114,7 +114,8 @@ export async function preflight(
         `provider.images.${group.os}: AMI ${image.imageId} is ${image.architecture}; ${group.instanceType} (${group.specPath}) runs ${archs.join(', ')}`,
       );
   }
-  if (problems.length > 0) throw new Ec2InputError(problems);
+  // Groups sharing an image or type would repeat the same line.
+  if (problems.length > 0) throw new Ec2InputError([...new Set(problems)]);
   const result: Ec2Preflight = { availabilityZone: zone ?? zones[0]!, images };
   if (existing) result.existing = existing;
   return result;

@@ -64,9 +64,14 @@ export async function ec2Context(options: {
   endpoint: string;
   ledger?: MemoryLedger;
   fastClock?: boolean;
+  region?: string;
 }): Promise<Ec2Context & { ledger: MemoryLedger; progressLines: string[]; dispose(): Promise<void> }> {
   const clusterDir = await mkdtemp(join(tmpdir(), 'kubemix-ec2-'));
-  const aws = await AwsClients.create({ region: 'eu-west-1', endpoint: options.endpoint, maxAttempts: 10 });
+  const aws = await AwsClients.create({
+    region: options.region ?? 'eu-west-1',
+    endpoint: options.endpoint,
+    maxAttempts: 10,
+  });
   const progressLines: string[] = [];
   // Waits poll moto, which answers at once: shorten the pauses between polls, not the bounds.
   const clock =

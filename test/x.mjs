@@ -1,0 +1,1 @@
+import { EC2Client, DescribeRegionsCommand } from '@aws-sdk/client-ec2';
