@@ -63,10 +63,6 @@ export interface Ec2Context {
   signal?: AbortSignal;
   /** Time source and pause, for bounded waits. */
   clock: { now(): number; sleep(ms: number, signal?: AbortSignal): Promise<void> };
-  /** Cluster directory: the cluster key lives in it (0600). */
-  clusterDir: string;
-  /** Writes a secret file 0600 (the engine's writePrivateFile). */
-  writePrivateFile(path: string, content: string): Promise<void>;
 }
 
 /** The real clock. */

@@ -1,7 +1,3 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { writePrivateFile } from '../../../src/engine/private-files.js';
 import { AwsClients } from '../../../src/provider/ec2/client.js';
 import type { Ec2Context, Ec2Ledger, Ec2Resource, Ec2Update } from '../../../src/provider/ec2/context.js';
 import { realClock } from '../../../src/provider/ec2/context.js';
@@ -58,7 +54,7 @@ export function ec2Spec(options: {
   return parseSpecText(lines.join('\n'), 'spec.yaml');
 }
 
-/** An EC2 context against `endpoint` with a temporary cluster directory (removed by `dispose`). */
+/** An EC2 context against `endpoint` (`dispose` closes its clients). */
 export async function ec2Context(options: {
   cluster: string;
   endpoint: string;
@@ -66,7 +62,6 @@ export async function ec2Context(options: {
   fastClock?: boolean;
   region?: string;
 }): Promise<Ec2Context & { ledger: MemoryLedger; progressLines: string[]; dispose(): Promise<void> }> {
-  const clusterDir = await mkdtemp(join(tmpdir(), 'kubemix-ec2-'));
   const aws = await AwsClients.create({
     region: options.region ?? 'eu-west-1',
     endpoint: options.endpoint,
@@ -85,11 +80,8 @@ export async function ec2Context(options: {
     progress: (line) => progressLines.push(line),
     progressLines,
     clock,
-    clusterDir,
-    writePrivateFile,
     dispose: async () => {
       aws.destroy();
-      await rm(clusterDir, { recursive: true, force: true });
     },
   };
 }
