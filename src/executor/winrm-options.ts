@@ -10,9 +10,9 @@ const str = (value: unknown) => (typeof value === 'string' && value !== '' ? val
  * ansible_port) plus kubemix_winrm_ca_file / kubemix_winrm_cert_fingerprint for pinning.
  * Defaults follow Windows: HTTP 5985 with NTLM message encryption; HTTPS means port 5986.
  */
-export function winrmOptionsFor(host: InventoryHost): WinrmTransportOptions {
+export function winrmOptionsFor(host: InventoryHost, secretPassword?: string): WinrmTransportOptions {
   const vars = host.vars ?? {};
-  const password = host.credentials?.password;
+  const password = host.credentials?.password ?? secretPassword;
   if (!password) {
     throw new SecretRefError(
       `${host.name}: a WinRM host needs credentials.password as { env: VAR } or { file: PATH } (ansible_password_env in inventories)`,
@@ -41,7 +41,26 @@ export function winrmOptionsFor(host: InventoryHost): WinrmTransportOptions {
   return options;
 }
 
+/**
+ * Host variable naming a secret output (`<output>.<key>` in the cluster's secrets.json) that holds
+ * the host's password: what a provider that generated the password (EC2's GetPasswordData) sets
+ * instead of a reference, so the password lives in secrets.json only.
+ */
+export const PASSWORD_SECRET_VAR = 'kubemix_password_secret';
+
+/** Reads a secret output by `<output>.<key>` (the CLI reads the cluster's secrets.json). */
+export type SecretReader = (path: string) => Promise<string | undefined>;
+
 /** A WinRM transport for a host (its options checked when made, its password read at connect). */
-export function winrmTransportFor(host: InventoryHost): WinrmTransport {
-  return new WinrmTransport(winrmOptionsFor(host));
+export async function winrmTransportFor(
+  host: InventoryHost,
+  readSecret?: SecretReader,
+): Promise<WinrmTransport> {
+  const path = str(host.vars?.[PASSWORD_SECRET_VAR]);
+  const password = path && !host.credentials?.password ? await readSecret?.(path) : undefined;
+  if (path && !host.credentials?.password && password === undefined)
+    throw new SecretRefError(
+      `${host.name}: its password (secret output ${path}) is not in the cluster's secrets.json`,
+    );
+  return new WinrmTransport(winrmOptionsFor(host, password));
 }

@@ -6,6 +6,13 @@ import { fetchModule } from './files/fetch.js';
 import { fileModule } from './files/file.js';
 import { lineinfileModule } from './files/lineinfile.js';
 import { templateModule } from './files/template.js';
+import {
+  ec2DestroyModule,
+  ec2InstancesModule,
+  ec2LeakCheckModule,
+  ec2NetworkModule,
+  ec2PreflightModule,
+} from './ec2/modules.js';
 import { assertModule } from './flow/assert.js';
 import { debugModule } from './flow/debug.js';
 import { failModule } from './flow/fail.js';
@@ -104,6 +111,11 @@ for (const module of [
   libvirtDestroyNetworkModule,
   libvirtLeakCheckModule,
   libvirtInspectModule,
+  ec2PreflightModule,
+  ec2NetworkModule,
+  ec2InstancesModule,
+  ec2DestroyModule,
+  ec2LeakCheckModule,
 ] as Module<any>[]) {
   registerModule(module);
 }

@@ -76,6 +76,9 @@ export class AwsClients {
    * anywhere. Credentials are resolved lazily, at the first call (see {@link describeAwsError}).
    */
   static async create(options: AwsClientOptions): Promise<AwsClients> {
+    // The SDK warns on Node < 22 about its releases after January 2027; kubemix's lock file
+    // pins the SDK, so the notice would only interrupt the task list. An explicit setting wins.
+    process.env['AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED'] ??= 'true';
     let region = options.region;
     if (!region) {
       const probe = new EC2Client({});
