@@ -7,6 +7,7 @@
  *  4. Mixed-cluster makespan on the lab against its critical path.
  *  5. libvirt guests (real libvirtd, QEMU under TCG here): boot-to-SSH per guest, 1 guest vs 3 in
  *     parallel, and a second cluster reusing the cached base image (0 bytes downloaded).
+ *  6. EC2 provider against moto: API calls and wall time per phase for 1 vs 20 instances.
  * Results are printed and written to bench-results/<time>.json.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -15,6 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { measureCopyThroughput, measureRoundTrips } from '../../fixtures/winrm-server/bench-helpers.js';
 import { startLab } from '../lab/lab.js';
 import { clusterMakespan } from './cluster-makespan.js';
+import { ec2CallsBench } from './ec2-calls.js';
 import { kubemixRunBench } from './kubemix-run-bench.js';
 import { libvirtBootBench } from './libvirt-boot.js';
 import { ansibleBench, execChannelFloor, persistentShellFloor } from './ssh-floors.js';
@@ -181,11 +183,30 @@ async function libvirt(): Promise<void> {
   results['libvirt'] = { one, three, ratio };
 }
 
+async function ec2(): Promise<void> {
+  log('== EC2 provider against moto (loopback): API commands (HTTP attempts) and wall time per phase');
+  const runs: Record<string, Awaited<ReturnType<typeof ec2CallsBench>>> = {};
+  for (const instances of [1, 20]) {
+    runs[instances] = await ec2CallsBench(instances);
+    log(`  ${instances} instance(s):`);
+    for (const [phase, cost] of Object.entries(runs[instances]!)) {
+      const ops = Object.entries(cost.byOperation)
+        .map(([op, n]) => `${op.replace(/^EC2\./, '')} ${n}`)
+        .join(', ');
+      log(
+        `    ${phase.padEnd(16)} ${String(cost.commands).padStart(3)} calls (${cost.attempts} attempts) ${fmt(cost.wallMs).padStart(8)}  ${ops}`,
+      );
+    }
+  }
+  results['ec2'] = runs;
+}
+
 if (wanted('ssh')) await sshComparison();
 if (wanted('many')) await manyHosts();
 if (wanted('winrm')) await winrm();
 if (wanted('makespan')) await makespan();
 if (wanted('libvirt')) await libvirt();
+if (wanted('ec2')) await ec2();
 
 const outDir = fileURLToPath(new URL('../../../bench-results', import.meta.url));
 mkdirSync(outDir, { recursive: true });

@@ -1,5 +1,6 @@
+import { MemoryLedger } from '../../../fixtures/ec2-proxy/memory-ledger.js';
 import { AwsClients } from '../../../src/provider/ec2/client.js';
-import type { Ec2Context, Ec2Ledger, Ec2Resource, Ec2Update } from '../../../src/provider/ec2/context.js';
+import type { Ec2Context } from '../../../src/provider/ec2/context.js';
 import { realClock } from '../../../src/provider/ec2/context.js';
 import { parseSpecText } from '../../../src/spec/parse.js';
 import type { ClusterSpec } from '../../../src/spec/schema.js';
@@ -7,26 +8,6 @@ import type { ClusterSpec } from '../../../src/spec/schema.js';
 /** AMIs moto ships (moto/ec2/resources/amis.json): an x86_64 Amazon Linux 2 and a Windows Server 2016. */
 export const MOTO_LINUX_AMI = 'ami-04681a1dbd79675a5';
 export const MOTO_WINDOWS_AMI = 'ami-b7e93bce';
-
-/**
- * A ledger with the provider seam's semantics (src/engine/provision.ts): a record replaces the
- * one with its key (provider/location/kind/name), details merged. In memory: these tests drive
- * the EC2 operations directly; the engine's ledger is tested with the engine.
- */
-export class MemoryLedger implements Ec2Ledger {
-  resources: Ec2Resource[] = [];
-  hosts: Ec2Update['hosts'] = [];
-  async record(update: Ec2Update): Promise<void> {
-    for (const resource of update.resources ?? []) {
-      const key = (r: Ec2Resource) => `${r.provider}/${r.location}/${r.kind}/${r.name}`;
-      const index = this.resources.findIndex((r) => key(r) === key(resource));
-      const previous = index >= 0 ? this.resources[index] : undefined;
-      const merged = { ...previous, ...resource, details: { ...previous?.details, ...resource.details } };
-      if (index >= 0) this.resources[index] = merged;
-      else this.resources.push(merged);
-    }
-  }
-}
 
 /** A spec for moto: explicit AMIs, private addresses, the given workers. */
 export function ec2Spec(options: {
@@ -85,3 +66,5 @@ export async function ec2Context(options: {
     },
   };
 }
+
+export { MemoryLedger };
