@@ -1,0 +1,78 @@
+import { rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { stringify } from 'yaml';
+import { LAB_FSTAB } from '../../fixtures/cluster-lab/lab-spec.js';
+import { type Ec2Lab, startEc2Lab } from '../../fixtures/ec2-proxy/ec2-lab.js';
+import { MOTO_ENV } from '../../fixtures/ec2-proxy/moto.js';
+import { taggedWithCluster } from '../../fixtures/ec2-proxy/moto-data.js';
+import { MOTO_LINUX_AMI, MOTO_WINDOWS_AMI } from '../provider/ec2/harness.js';
+import { kubemix, tempClusterDir } from './helpers.js';
+
+// `kubemix up` on an EC2 spec end to end: moto (behind the fault proxy) creates the instances,
+// the EC2 lab gives each one a lab host at its private address with the user data's key, and
+// kubemix builds the cluster on them through verify; `down` leaves nothing in moto and no host.
+Object.assign(process.env, MOTO_ENV);
+let lab: Ec2Lab;
+let dir: string;
+
+beforeAll(async () => {
+  lab = await startEc2Lab({ capacity: 3 });
+  dir = await tempClusterDir();
+});
+
+afterAll(async () => {
+  await lab?.stop();
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+describe('a cluster on "EC2"', () => {
+  it('Linux: up runs to verify on the instances, down leaves nothing in moto and no lab host', {
+    timeout: 300_000,
+  }, async () => {
+    const root = { user: 'root' };
+    const spec = join(dir, 'ec2-lab.yaml');
+    await writeFile(
+      spec,
+      stringify({
+        name: 'ec2-lab',
+        provider: {
+          type: 'ec2',
+          region: 'eu-west-1',
+          operatorCidr: '127.0.0.0/8',
+          connectVia: 'private',
+          endpoint: lab.endpoint,
+          vpcCidr: lab.vpcCidr,
+          images: { linux: MOTO_LINUX_AMI, windows: MOTO_WINDOWS_AMI },
+        },
+        nodes: {
+          controlPlane: { count: 1, credentials: root },
+          workers: [{ name: 'linux', os: 'linux', count: 1, credentials: root }],
+        },
+        vars: { fstab_path: LAB_FSTAB },
+      }),
+    );
+    const clusterDir = join(dir, 'cluster');
+    const up = await kubemix(['up', spec, '--cluster-dir', clusterDir, '--stop-before', 'verify'], MOTO_ENV);
+    expect(up.exitCode, `${up.stdout}\n${up.stderr}`).toBe(0);
+    for (const task of [
+      'prepare-provider',
+      'create-network',
+      'create-hosts',
+      'wait-for-hosts',
+      'join-linux-workers',
+    ])
+      expect(up.stdout).toContain(`DONE  ${task}`);
+    expect(lab.serving.size).toBe(2);
+    const nodes = await lab.linux.cluster.nodes();
+    expect(nodes.map((n) => n.status?.conditions?.find((c) => c.type === 'Ready')?.status)).toEqual([
+      'True',
+      'True',
+    ]);
+
+    const down = await kubemix(['down', spec, '--cluster-dir', clusterDir], MOTO_ENV);
+    expect(down.exitCode, `${down.stdout}\n${down.stderr}`).toBe(0);
+    expect(await taggedWithCluster(lab.moto.url, 'ec2-lab')).toEqual([]);
+    expect(lab.serving.size).toBe(0);
+  });
+});
