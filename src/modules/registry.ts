@@ -1,11 +1,6 @@
 import { commandModule, shellModule } from './commands/command.js';
 import { rawModule } from './commands/raw.js';
 import { scriptModule } from './commands/script.js';
-import { copyModule } from './files/copy.js';
-import { fetchModule } from './files/fetch.js';
-import { fileModule } from './files/file.js';
-import { lineinfileModule } from './files/lineinfile.js';
-import { templateModule } from './files/template.js';
 import {
   ec2DestroyModule,
   ec2InstancesModule,
@@ -13,6 +8,11 @@ import {
   ec2NetworkModule,
   ec2PreflightModule,
 } from './ec2/modules.js';
+import { copyModule } from './files/copy.js';
+import { fetchModule } from './files/fetch.js';
+import { fileModule } from './files/file.js';
+import { lineinfileModule } from './files/lineinfile.js';
+import { templateModule } from './files/template.js';
 import { assertModule } from './flow/assert.js';
 import { debugModule } from './flow/debug.js';
 import { failModule } from './flow/fail.js';

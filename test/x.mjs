@@ -1,1 +1,0 @@
-import { EC2Client, DescribeRegionsCommand } from '@aws-sdk/client-ec2';
