@@ -115,10 +115,11 @@ launch_host() {
   local dir="$1" name="$2"
   local hostdir="$dir/hosts/$name"
   # Everything below runs inside the host's own mount + UTS namespace: private /root with only
-  # the lab key, private state directories, private bin directory first on PATH.
+  # the lab key, private state directories, private bin directory first on PATH. The hostname is
+  # the host's name, or what DIR/hosts/NAME/hostname says (a cloud instance's user data names it).
   local inner
   inner="set -e
-hostname $name
+hostname \"\$(cat '$hostdir/hostname' 2>/dev/null || echo $name)\"
 mount --make-rprivate / 2>/dev/null || true
 mount -t tmpfs -o mode=0700 kmx-root /root
 mkdir -p /root/.ssh

@@ -1,4 +1,4 @@
-import { rm, writeFile } from 'node:fs/promises';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
@@ -17,7 +17,8 @@ let lab: Ec2Lab;
 let dir: string;
 
 beforeAll(async () => {
-  lab = await startEc2Lab({ capacity: 3 });
+  // Lab hosts for the 2 Linux instances; the Windows one is served by the simulator.
+  lab = await startEc2Lab({ capacity: 2 });
   dir = await tempClusterDir();
 });
 
@@ -27,7 +28,7 @@ afterAll(async () => {
 });
 
 describe('a cluster on "EC2"', () => {
-  it('Linux: up runs to verify on the instances, down leaves nothing in moto and no lab host', {
+  it('a mixed cluster: up runs through verify on the instances, down leaves nothing in moto and no lab host', {
     timeout: 300_000,
   }, async () => {
     const root = { user: 'root' };
@@ -47,13 +48,16 @@ describe('a cluster on "EC2"', () => {
         },
         nodes: {
           controlPlane: { count: 1, credentials: root },
-          workers: [{ name: 'linux', os: 'linux', count: 1, credentials: root }],
+          workers: [
+            { name: 'linux', os: 'linux', count: 1, credentials: root },
+            { name: 'win', os: 'windows', count: 1 },
+          ],
         },
         vars: { fstab_path: LAB_FSTAB },
       }),
     );
     const clusterDir = join(dir, 'cluster');
-    const up = await kubemix(['up', spec, '--cluster-dir', clusterDir, '--stop-before', 'verify'], MOTO_ENV);
+    const up = await kubemix(['up', spec, '--cluster-dir', clusterDir], MOTO_ENV);
     expect(up.exitCode, `${up.stdout}\n${up.stderr}`).toBe(0);
     for (const task of [
       'prepare-provider',
@@ -61,14 +65,29 @@ describe('a cluster on "EC2"', () => {
       'create-hosts',
       'wait-for-hosts',
       'join-linux-workers',
+      'join-windows-workers',
+      'verify',
     ])
       expect(up.stdout).toContain(`DONE  ${task}`);
-    expect(lab.serving.size).toBe(2);
+    // Every instance got its host; each node joined under the name its user data gave it.
+    expect(lab.serving.size).toBe(3);
     const nodes = await lab.linux.cluster.nodes();
-    expect(nodes.map((n) => n.status?.conditions?.find((c) => c.type === 'Ready')?.status)).toEqual([
-      'True',
-      'True',
+    expect(
+      nodes.map((n) => [n.metadata.name, n.status?.conditions?.find((c) => c.type === 'Ready')?.status]),
+    ).toEqual([
+      ['controller-01', 'True'],
+      ['linux-01', 'True'],
+      ['win-01', 'True'],
     ]);
+    const checks = JSON.parse(await readFile(join(clusterDir, 'verify.json'), 'utf8')) as {
+      checks: { name: string; ok: boolean }[];
+    };
+    expect(checks.checks.every((c) => c.ok)).toBe(true);
+    // The Windows password (GetPasswordData's, decrypted by kubemix) is in secrets.json only.
+    const password = [...lab.proxy.windowsPasswords.values()][0]!;
+    expect(await readFile(join(clusterDir, 'secrets.json'), 'utf8')).toContain(password);
+    expect(await readFile(join(clusterDir, 'state.json'), 'utf8')).not.toContain(password);
+    expect(up.stdout + up.stderr).not.toContain(password);
 
     const down = await kubemix(['down', spec, '--cluster-dir', clusterDir], MOTO_ENV);
     expect(down.exitCode, `${down.stdout}\n${down.stderr}`).toBe(0);
