@@ -1,8 +1,8 @@
+import { testClusterKey } from '../../fixtures/ec2-proxy/cluster-key.js';
 import { MemoryLedger } from '../../fixtures/ec2-proxy/memory-ledger.js';
 import { MOTO_ENV, startMoto } from '../../fixtures/ec2-proxy/moto.js';
 import { AwsClients } from '../../src/provider/ec2/client.js';
 import { type Ec2Context, realClock } from '../../src/provider/ec2/context.js';
-import { generateClusterKey } from '../../src/provider/ec2/keys.js';
 import {
   createHostsTask,
   createNetworkTask,
@@ -30,7 +30,7 @@ export interface PhaseCost {
 export async function ec2CallsBench(instances: number): Promise<Record<string, PhaseCost>> {
   Object.assign(process.env, MOTO_ENV);
   const moto = await startMoto();
-  const key = generateClusterKey('kubemix-bench');
+  const key = await testClusterKey();
   const spec = parseSpecText(
     [
       'name: bench',

@@ -1,20 +1,5 @@
+import type { HostAssignment, ProviderResource, ProvisionLedger } from '../../types/provision.js';
 import type { AwsClients } from './client.js';
-
-/**
- * What kubemix records about one EC2 resource, in the shape of the provider seam's records
- * (state.json's `resources`): `intended` is written BEFORE the create call, `created` after it,
- * `deleted` once it is gone. `name` is the resource's role in the cluster (`vpc`, `subnet`,
- * `instance/<node>`...), `details.id` its AWS id once known.
- */
-export interface Ec2Resource {
-  provider: 'ec2';
-  kind: Ec2ResourceKind;
-  name: string;
-  /** The region. */
-  location: string;
-  status: 'intended' | 'created' | 'deleted';
-  details?: Record<string, string>;
-}
 
 /** Every kind of resource kubemix makes on EC2 (the leak check looks for each). */
 export type Ec2ResourceKind =
@@ -27,37 +12,23 @@ export type Ec2ResourceKind =
   | 'launch'
   | 'instance';
 
-/** A host's address and login, learned when its instance runs. */
-export interface Ec2HostAssignment {
-  name: string;
-  address: string;
-  vars: Record<string, unknown>;
-}
+/**
+ * An EC2 resource record (the provider seam's, state.json's `resources`): `name` is the resource's
+ * role in the cluster (`vpc`, `subnet`, `control-plane` for a launch, a node for an instance),
+ * `location` the region, `details.id` its AWS id once known. `intended` is written BEFORE the
+ * create call, `created` after it, `deleted` once it is gone.
+ */
+export type Ec2Resource = ProviderResource & { provider: 'ec2'; kind: Ec2ResourceKind };
 
-/** An update of the records (the seam's ProvisionUpdate). */
-export interface Ec2Update {
-  resources?: Ec2Resource[];
-  hosts?: Ec2HostAssignment[];
-}
-
-/** Where operations record resources: the seam's ProvisionLedger (state.json, written before `record` resolves). */
-export interface Ec2Ledger {
-  readonly resources: readonly {
-    provider: string;
-    kind: string;
-    name: string;
-    location: string;
-    status: string;
-    details?: Record<string, string>;
-  }[];
-  record(update: Ec2Update): Promise<void>;
-}
+/** A host's address and vars, learned when its instance runs. */
+export type Ec2HostAssignment = HostAssignment & { address: string; vars: Record<string, unknown> };
 
 /** What every EC2 operation works with. */
 export interface Ec2Context {
   aws: AwsClients;
   cluster: string;
-  ledger: Ec2Ledger;
+  /** The run's ledger (state.json): records are on disk when `record` resolves. */
+  ledger: ProvisionLedger;
   /** Progress lines for people (bounded waits say what they wait for). */
   progress: (message: string) => void;
   signal?: AbortSignal;

@@ -1,47 +1,8 @@
-import { createHash, generateKeyPairSync, type KeyObject } from 'node:crypto';
+import { createHash, generateKeyPairSync } from 'node:crypto';
 import * as forgeModule from 'node-forge';
 
 // node-forge is CommonJS without static named exports: Node's ESM loader hands it over as `default`.
 const forge = (forgeModule as unknown as { default?: typeof forgeModule }).default ?? forgeModule;
-
-/** The cluster's key pair: RSA, because EC2 encrypts Windows passwords with it (ed25519 cannot). */
-export interface ClusterKey {
-  /** PKCS#1 PEM (`RSA PRIVATE KEY`), what ssh2 and node-forge both read. Secret: 0600 file only. */
-  privateKeyPem: string;
-  /** OpenSSH form (`ssh-rsa AAAA... comment`), what ImportKeyPair and authorized_keys take. */
-  publicKey: string;
-}
-
-const sshString = (data: Buffer) => {
-  const length = Buffer.alloc(4);
-  length.writeUInt32BE(data.length);
-  return Buffer.concat([length, data]);
-};
-
-// RFC 4251 mpint: big-endian, with a leading zero byte when the high bit is set.
-const mpint = (value: Buffer) =>
-  sshString(value[0]! & 0x80 ? Buffer.concat([Buffer.from([0]), value]) : value);
-
-/** The OpenSSH public key line of an RSA public key (RFC 4253 section 6.6). */
-export function opensshPublicKey(publicKey: KeyObject, comment: string): string {
-  const jwk = publicKey.export({ format: 'jwk' });
-  if (jwk.kty !== 'RSA' || !jwk.n || !jwk.e) throw new TypeError('not an RSA public key');
-  const blob = Buffer.concat([
-    sshString(Buffer.from('ssh-rsa')),
-    mpint(Buffer.from(jwk.e, 'base64url')),
-    mpint(Buffer.from(jwk.n, 'base64url')),
-  ]);
-  return `ssh-rsa ${blob.toString('base64')} ${comment}`;
-}
-
-/** A new RSA 2048 key pair for a cluster. */
-export function generateClusterKey(comment: string): ClusterKey {
-  const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-  return {
-    privateKeyPem: privateKey.export({ type: 'pkcs1', format: 'pem' }).toString(),
-    publicKey: opensshPublicKey(publicKey, comment),
-  };
-}
 
 /**
  * The Administrator password from GetPasswordData's PasswordData: base64 of RSA PKCS#1 v1.5

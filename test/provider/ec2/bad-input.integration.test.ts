@@ -1,10 +1,10 @@
 import { CreateSubnetCommand, CreateVpcCommand, EC2Client } from '@aws-sdk/client-ec2';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { testClusterKey } from '../../../fixtures/ec2-proxy/cluster-key.js';
 import { MOTO_ENV, type Moto, startMoto } from '../../../fixtures/ec2-proxy/moto.js';
 import { taggedWithCluster } from '../../../fixtures/ec2-proxy/moto-data.js';
 import { Ec2FaultProxy } from '../../../fixtures/ec2-proxy/proxy.js';
 import { KubemixError } from '../../../src/errors/index.js';
-import { generateClusterKey } from '../../../src/provider/ec2/keys.js';
 import {
   createHostsTask,
   createNetworkTask,
@@ -28,7 +28,7 @@ afterEach(async () => {
   await moto.reset();
 });
 
-const key = generateClusterKey('kubemix-test');
+const key = await testClusterKey();
 
 /** Runs prepare-provider, create-network and create-hosts as `up` does; returns the error. */
 async function upError(

@@ -4,12 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import {
-  decryptWindowsPassword,
-  generateClusterKey,
-  opensshPublicKey,
-  winrmCertificate,
-} from '../../../src/provider/ec2/keys.js';
+import { decryptWindowsPassword, winrmCertificate } from '../../../src/provider/ec2/keys.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'kubemix-ec2-keys-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -49,26 +44,6 @@ describe('Windows password decryption', () => {
     expect(() =>
       privateDecrypt({ key: privateKeyPem, padding: cryptoConstants.RSA_PKCS1_PADDING }, ciphertext),
     ).toThrow();
-  });
-});
-
-describe('cluster key', () => {
-  it('is RSA 2048 with an OpenSSH public key that ssh-keygen reads back to the same key', () => {
-    const key = generateClusterKey('kubemix-lab');
-    const keyFile = join(dir, 'cluster.pem');
-    writeFileSync(keyFile, key.privateKeyPem, { mode: 0o600 });
-    expect(key.privateKeyPem).toMatch(/^-----BEGIN RSA PRIVATE KEY-----/);
-    const derived = execFileSync('ssh-keygen', ['-y', '-f', keyFile], { encoding: 'utf8' }).trim();
-    expect(key.publicKey).toBe(`${derived} kubemix-lab`);
-    expect(openssl(['rsa', '-in', keyFile, '-noout', '-text'])).toContain('Private-Key: (2048 bit');
-  });
-
-  it('encodes a modulus with the high bit set as an mpint with a leading zero', () => {
-    const key = generateClusterKey('x');
-    const line = opensshPublicKey(createPublicKey(key.privateKeyPem), 'x');
-    const blob = Buffer.from(line.split(' ')[1]!, 'base64');
-    // string "ssh-rsa", mpint e (65537 = 3 bytes), then the modulus length: 257 for 2048 bits.
-    expect(blob.readUInt32BE(4 + 7 + 4 + 3)).toBe(257);
   });
 });
 

@@ -4,10 +4,10 @@ import {
   DescribeSecurityGroupsCommand,
 } from '@aws-sdk/client-ec2';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { testClusterKey } from '../../../fixtures/ec2-proxy/cluster-key.js';
 import { MOTO_ENV, type Moto, startMoto } from '../../../fixtures/ec2-proxy/moto.js';
 import { taggedWithCluster } from '../../../fixtures/ec2-proxy/moto-data.js';
 import { Ec2FaultProxy, type FaultPlan } from '../../../fixtures/ec2-proxy/proxy.js';
-import { generateClusterKey } from '../../../src/provider/ec2/keys.js';
 import {
   createHostsTask,
   createNetworkTask,
@@ -36,7 +36,7 @@ afterEach(async () => {
   await moto.reset();
 });
 
-const key = generateClusterKey('kubemix-test');
+const key = await testClusterKey();
 
 async function setup(
   cluster: string,
