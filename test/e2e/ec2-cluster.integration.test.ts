@@ -13,35 +13,37 @@ import { kubemix, tempClusterDir } from './helpers.js';
 // the EC2 lab gives each one a lab host at its private address with the user data's key, and
 // kubemix builds the cluster on them through verify; `down` leaves nothing in moto and no host.
 Object.assign(process.env, MOTO_ENV);
-let lab: Ec2Lab;
-let dir: string;
+// One lab per listener kind: the lab's cluster state is one cluster's API server.
+describe.each(['http', 'https'] as const)('a mixed cluster on "EC2", WinRM over %s', (winrm) => {
+  let lab: Ec2Lab;
+  let dir: string;
 
-beforeAll(async () => {
-  // Lab hosts for the 2 Linux instances; the Windows one is served by the simulator.
-  lab = await startEc2Lab({ capacity: 2 });
-  dir = await tempClusterDir();
-});
+  beforeAll(async () => {
+    // Lab hosts for the 2 Linux instances; the Windows one is served by the simulator.
+    lab = await startEc2Lab({ capacity: 2 });
+    dir = await tempClusterDir();
+  });
 
-afterAll(async () => {
-  await lab?.stop();
-  if (dir) await rm(dir, { recursive: true, force: true });
-});
+  afterAll(async () => {
+    await lab?.stop();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
 
-describe('a cluster on "EC2"', () => {
-  it('a mixed cluster: up runs through verify on the instances, down leaves nothing in moto and no lab host', {
+  it('up runs through verify on the instances; down leaves nothing in moto and no host', {
     timeout: 300_000,
   }, async () => {
     const root = { user: 'root' };
-    const spec = join(dir, 'ec2-lab.yaml');
+    const spec = join(dir, `ec2-lab-${winrm}.yaml`);
     await writeFile(
       spec,
       stringify({
-        name: 'ec2-lab',
+        name: `ec2-lab-${winrm}`,
         provider: {
           type: 'ec2',
           region: 'eu-west-1',
           operatorCidr: '127.0.0.0/8',
           connectVia: 'private',
+          winrm,
           endpoint: lab.endpoint,
           vpcCidr: lab.vpcCidr,
           images: { linux: MOTO_LINUX_AMI, windows: MOTO_WINDOWS_AMI },
@@ -83,6 +85,14 @@ describe('a cluster on "EC2"', () => {
       checks: { name: string; ok: boolean }[];
     };
     expect(checks.checks.every((c) => c.ok)).toBe(true);
+    // The Windows node was reached on the listener its user data set up; over HTTPS, by the
+    // certificate kubemix generated and pinned (the test server presents it; nothing else trusts it).
+    const state = JSON.parse(await readFile(join(clusterDir, 'state.json'), 'utf8')) as {
+      inventory: { name: string; port?: number; vars?: Record<string, unknown> }[];
+    };
+    const win = state.inventory.find((h) => h.name === 'win-01');
+    expect(win?.port).toBe(winrm === 'https' ? 5986 : 5985);
+    if (winrm === 'https') expect(win?.vars?.['kubemix_winrm_cert_fingerprint']).toMatch(/^[0-9a-f]{64}$/);
     // The Windows password (GetPasswordData's, decrypted by kubemix) is in secrets.json only.
     const password = [...lab.proxy.windowsPasswords.values()][0]!;
     expect(await readFile(join(clusterDir, 'secrets.json'), 'utf8')).toContain(password);
@@ -91,7 +101,7 @@ describe('a cluster on "EC2"', () => {
 
     const down = await kubemix(['down', spec, '--cluster-dir', clusterDir], MOTO_ENV);
     expect(down.exitCode, `${down.stdout}\n${down.stderr}`).toBe(0);
-    expect(await taggedWithCluster(lab.moto.url, 'ec2-lab')).toEqual([]);
+    expect(await taggedWithCluster(lab.moto.url, `ec2-lab-${winrm}`)).toEqual([]);
     expect(lab.serving.size).toBe(0);
   });
 });
