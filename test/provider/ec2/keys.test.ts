@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { createPublicKey, constants as cryptoConstants, privateDecrypt } from 'node:crypto';
+import { constants as cryptoConstants, privateDecrypt } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
