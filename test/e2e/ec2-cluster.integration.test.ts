@@ -75,7 +75,9 @@ describe.each(['http', 'https'] as const)('a mixed cluster on "EC2", WinRM over 
     expect(lab.serving.size).toBe(3);
     const nodes = await lab.linux.cluster.nodes();
     expect(
-      nodes.map((n) => [n.metadata.name, n.status?.conditions?.find((c) => c.type === 'Ready')?.status]),
+      nodes
+        .map((n) => [n.metadata.name, n.status?.conditions?.find((c) => c.type === 'Ready')?.status])
+        .sort(([a], [b]) => String(a).localeCompare(String(b))),
     ).toEqual([
       ['controller-01', 'True'],
       ['linux-01', 'True'],

@@ -1,5 +1,6 @@
 import { stringify } from 'yaml';
-import { sq } from '../../modules/shell.js';
+// The one POSIX quoting helper (the playbooks' `quote` filter); a pure function.
+import { shellQuote } from '../../template/filters.js';
 // The one PowerShell quoting helper (a pure function; providers use no transport otherwise).
 import { psQuote } from '../../transport/winrm/powershell.js';
 
@@ -14,7 +15,7 @@ export const LINUX_USER = 'kubemix';
  * with hyphens are also given with underscores).
  */
 export function linuxUserData(options: { hostnames: string[]; publicKey: string }): string {
-  const names = options.hostnames.map(sq).join(' ');
+  const names = options.hostnames.map(shellQuote).join(' ');
   const config = {
     runcmd: [
       [
