@@ -3,6 +3,7 @@ import { rawModule } from './commands/raw.js';
 import { scriptModule } from './commands/script.js';
 import {
   ec2DestroyModule,
+  ec2InspectModule,
   ec2InstancesModule,
   ec2LeakCheckModule,
   ec2NetworkModule,
@@ -116,6 +117,7 @@ for (const module of [
   ec2InstancesModule,
   ec2DestroyModule,
   ec2LeakCheckModule,
+  ec2InspectModule,
 ] as Module<any>[]) {
   registerModule(module);
 }

@@ -4,6 +4,7 @@ import type { AwsClients } from '../../provider/ec2/client.js';
 import { type Ec2Context, realClock } from '../../provider/ec2/context.js';
 import type { ClusterSpec } from '../../spec/schema.js';
 import type { ModuleOutcome } from '../../types/module-outcome.js';
+import type { ProvisionLedger } from '../../types/provision.js';
 import { type RawArgs, rejectUnknown, requireString } from '../args.js';
 import type { CallIo, ModuleAction } from '../types.js';
 
@@ -14,6 +15,11 @@ export interface Ec2Args {
   /** The cluster's RSA private key file (the public key is beside it, `.pub`). */
   keyFile: string;
 }
+
+const READ_ONLY_LEDGER: ProvisionLedger = {
+  resources: [],
+  record: () => Promise.reject(new Error('a read-only EC2 step tried to record a resource')),
+};
 
 /** Parses the common arguments; rejects unknown ones. */
 export function parseEc2Args(module: string, raw: RawArgs): Ec2Args {
@@ -47,12 +53,15 @@ export function ec2Call(
   what: string,
   args: Ec2Args,
   work: (ctx: Ec2Context) => Promise<Omit<ModuleOutcome, 'failed'>>,
+  options: { readOnly?: boolean } = {},
 ): { action: ModuleAction; outcome: () => ModuleOutcome } {
   let outcome: ModuleOutcome = { changed: false, failed: true, msg: `${what}: did not run` };
   const run = async (io: CallIo) => {
     const provider = args.spec.provider;
     if (provider.type !== 'ec2') throw new TypeError('not an ec2 spec');
-    if (!io.ledger) {
+    // Read-only work (status) records nothing and runs outside a run's state too.
+    const ledger = io.ledger ?? (options.readOnly ? READ_ONLY_LEDGER : undefined);
+    if (!ledger) {
       outcome = { changed: false, failed: true, msg: `${what}: runs only inside kubemix up and down` };
       return;
     }
@@ -64,7 +73,7 @@ export function ec2Call(
       const ctx: Ec2Context = {
         aws,
         cluster: args.spec.name,
-        ledger: io.ledger,
+        ledger,
         progress: io.progress,
         clock: realClock,
         ...(io.signal ? { signal: io.signal } : {}),

@@ -91,3 +91,25 @@ export const ec2LeakCheckModule: Module<Ec2Args> = {
     return call.outcome();
   },
 };
+
+/** `ec2_inspect`: what of the cluster exists on EC2 now (read only; `kubemix status`). */
+export const ec2InspectModule: Module<Ec2Args> = {
+  name: 'ec2_inspect',
+  os: 'any',
+  parseArgs: (raw: RawArgs) => parseEc2Args('ec2_inspect', raw),
+  *run(args): ModuleRun {
+    const call = ec2Call(
+      'find what of the cluster exists on EC2',
+      args,
+      async (ctx) => {
+        const { inspectCluster } = await import('../../provider/ec2/inspect.js');
+        const { planEc2 } = await import('../../provider/ec2/plan.js');
+        const found = await inspectCluster(ctx, planEc2(args.spec));
+        return { changed: false, data: { location: ctx.aws.region, found } };
+      },
+      { readOnly: true },
+    );
+    yield call.action;
+    return call.outcome();
+  },
+};

@@ -104,8 +104,17 @@ export class Ec2Provider implements Provider {
     };
   }
 
-  inspect(): undefined {
-    return undefined;
+  inspect(spec: ClusterSpec, context: ProviderContext): ProviderTask {
+    return {
+      description: 'What of the cluster exists on EC2 (by its tags)',
+      hosts: [LOCALHOST],
+      steps: [
+        step('find what of the cluster exists on EC2', 'ec2_inspect', {
+          spec,
+          keyFile: clusterKeyPath(context.clusterDir, EC2_KEY_FILE),
+        }),
+      ],
+    };
   }
 
   teardown(spec: ClusterSpec, _input: unknown, context: ProviderContext): ProviderTeardown {

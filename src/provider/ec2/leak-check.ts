@@ -11,41 +11,66 @@ import {
 import { describeAwsError } from './client.js';
 import type { Ec2Context } from './context.js';
 import { clusterInstances } from './instances.js';
-import { clusterFilter } from './tags.js';
+import { clusterFilter, ROLE_TAG, tagValue } from './tags.js';
+
+/** One resource carrying the cluster's tag. */
+export interface TaggedResource {
+  /** `instance`, `volume`, `network interface`, `security group`, `VPC`... */
+  kind: string;
+  id: string;
+  /** Its `kubemix.io/role` tag (`vpc`, `subnet`, `launch/<group>`...). */
+  role?: string;
+  /** Extra words for people: an instance's state, a key pair's name. */
+  note?: string;
+}
+
+type Tags = { Key?: string; Value?: string }[] | undefined;
 
 /**
- * The end of `kubemix down`: every resource type kubemix tags (instances, volumes, network
- * interfaces, security groups, VPCs, subnets, internet gateways, route tables, key pairs) is
- * listed by the cluster tag. Returns what is left, one "kind id" each (empty: nothing leaked).
+ * Every resource of every type kubemix tags (instances not terminated, volumes, network
+ * interfaces, security groups, VPCs, subnets, internet gateways, route tables, key pairs) that
+ * carries the cluster's tag: one filtered Describe per type.
  */
-export async function findLeaks(ctx: Ec2Context): Promise<string[]> {
+export async function listTagged(ctx: Ec2Context): Promise<TaggedResource[]> {
   const ec2 = ctx.aws.ec2;
   const Filters = [clusterFilter(ctx.cluster)];
+  const item = (kind: string, id: string | undefined, tags: Tags, note?: string): TaggedResource => {
+    const role = tagValue(tags, ROLE_TAG);
+    return { kind, id: id ?? '?', ...(role ? { role } : {}), ...(note ? { note } : {}) };
+  };
+  const [instances, volumes, interfaces, groups, vpcs, subnets, gateways, tables, keys] = await Promise.all([
+    clusterInstances(ctx),
+    ec2.send(new DescribeVolumesCommand({ Filters })),
+    ec2.send(new DescribeNetworkInterfacesCommand({ Filters })),
+    ec2.send(new DescribeSecurityGroupsCommand({ Filters })),
+    ec2.send(new DescribeVpcsCommand({ Filters })),
+    ec2.send(new DescribeSubnetsCommand({ Filters })),
+    ec2.send(new DescribeInternetGatewaysCommand({ Filters })),
+    ec2.send(new DescribeRouteTablesCommand({ Filters })),
+    ec2.send(new DescribeKeyPairsCommand({ Filters })),
+  ]);
+  return [
+    ...instances.map((i) => item('instance', i.InstanceId, i.Tags, i.State?.Name)),
+    ...(volumes.Volumes ?? []).map((v) => item('volume', v.VolumeId, v.Tags)),
+    ...(interfaces.NetworkInterfaces ?? []).map((n) =>
+      item('network interface', n.NetworkInterfaceId, n.TagSet),
+    ),
+    ...(groups.SecurityGroups ?? []).map((g) => item('security group', g.GroupId, g.Tags)),
+    ...(vpcs.Vpcs ?? []).map((v) => item('VPC', v.VpcId, v.Tags)),
+    ...(subnets.Subnets ?? []).map((s) => item('subnet', s.SubnetId, s.Tags)),
+    ...(gateways.InternetGateways ?? []).map((g) => item('internet gateway', g.InternetGatewayId, g.Tags)),
+    ...(tables.RouteTables ?? []).map((t) => item('route table', t.RouteTableId, t.Tags)),
+    ...(keys.KeyPairs ?? []).map((k) => item('key pair', k.KeyPairId, k.Tags, k.KeyName)),
+  ];
+}
+
+/**
+ * The end of `kubemix down`: what still carries the cluster's tag, one "kind id (note)" each
+ * (empty: nothing leaked).
+ */
+export async function findLeaks(ctx: Ec2Context): Promise<string[]> {
   try {
-    const [instances, volumes, interfaces, groups, vpcs, subnets, gateways, tables, keys] = await Promise.all(
-      [
-        clusterInstances(ctx),
-        ec2.send(new DescribeVolumesCommand({ Filters })),
-        ec2.send(new DescribeNetworkInterfacesCommand({ Filters })),
-        ec2.send(new DescribeSecurityGroupsCommand({ Filters })),
-        ec2.send(new DescribeVpcsCommand({ Filters })),
-        ec2.send(new DescribeSubnetsCommand({ Filters })),
-        ec2.send(new DescribeInternetGatewaysCommand({ Filters })),
-        ec2.send(new DescribeRouteTablesCommand({ Filters })),
-        ec2.send(new DescribeKeyPairsCommand({ Filters })),
-      ],
-    );
-    return [
-      ...instances.map((i) => `instance ${i.InstanceId} (${i.State?.Name})`),
-      ...(volumes.Volumes ?? []).map((v) => `volume ${v.VolumeId}`),
-      ...(interfaces.NetworkInterfaces ?? []).map((n) => `network interface ${n.NetworkInterfaceId}`),
-      ...(groups.SecurityGroups ?? []).map((g) => `security group ${g.GroupId}`),
-      ...(vpcs.Vpcs ?? []).map((v) => `VPC ${v.VpcId}`),
-      ...(subnets.Subnets ?? []).map((s) => `subnet ${s.SubnetId}`),
-      ...(gateways.InternetGateways ?? []).map((g) => `internet gateway ${g.InternetGatewayId}`),
-      ...(tables.RouteTables ?? []).map((t) => `route table ${t.RouteTableId}`),
-      ...(keys.KeyPairs ?? []).map((k) => `key pair ${k.KeyName} (${k.KeyPairId})`),
-    ];
+    return (await listTagged(ctx)).map((r) => `${r.kind} ${r.id}${r.note ? ` (${r.note})` : ''}`);
   } catch (error) {
     throw describeAwsError('leak check', error);
   }

@@ -62,8 +62,18 @@ describe('kubemix up/down on EC2 (moto)', () => {
     const up = await cli(['up', spec, '--stop-after', 'create-hosts']);
     expect(up.exitCode, up.stderr).toBe(0);
     expect(await instances('cli-up')).toHaveLength(4);
+    // status: every recorded resource, and that it exists (asked of EC2 by tag).
     const status = await cli(['status', spec]);
-    expect(status.stdout).toMatch(/win-01/);
+    expect(status.exitCode, status.stderr).toBe(0);
+    for (const resource of [
+      'vpc vpc',
+      'subnet subnet',
+      'security-group security-group',
+      'key-pair key-pair',
+      'instance win-01',
+      'instance linux-02',
+    ])
+      expect(status.stdout).toMatch(new RegExp(`eu-west-1  ${resource}  recorded created  exists`));
     const dir = join(home, 'clusters', 'cli-up');
     const { readFileSync } = await import('node:fs');
     const password = [...proxy.windowsPasswords.values()][0]!;
