@@ -10,12 +10,13 @@
 # seed ISOs), dnsmasq-base (libvirt's DHCP/DNS), iptables (libvirt's NAT rules), curl (image
 # downloads); debootstrap, fdisk and e2fsprogs build the small Debian test image
 # (scripts/libvirt/build-test-image.sh). Nothing is started here: the tests start libvirtd themselves.
+# python3-venv: moto, the EC2 emulator the EC2 provider is tested against, lives in a venv.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 APT_PACKAGES=(openssh-server openssh-client iproute2 sudo procps util-linux python3-winrm python3-requests-ntlm openssl
   libvirt-daemon-system libvirt-clients qemu-system-x86 qemu-utils genisoimage dnsmasq-base iptables curl
-  debootstrap fdisk e2fsprogs chromium libxml2-utils shellcheck)
+  debootstrap fdisk e2fsprogs chromium libxml2-utils shellcheck python3-venv)
 
 missing=()
 for pkg in "${APT_PACKAGES[@]}"; do
@@ -47,5 +48,15 @@ fi
 if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   npm install --no-audit --no-fund
 fi
+# moto (PyPI moto[server], pinned): the EC2/SSM emulator the EC2 provider's tests start on loopback.
+# A venv under .tools/ (ignored by git) with Debian's python3, so no system Python is changed.
+MOTO_VERSION=5.2.5
+if [ ! -x .tools/moto/bin/moto_server ] || ! .tools/moto/bin/python -c "import moto, sys; sys.exit(moto.__version__ != '$MOTO_VERSION')" 2>/dev/null; then
+  echo "setup: installing moto[server]==$MOTO_VERSION into .tools/moto"
+  rm -rf .tools/moto
+  /usr/bin/python3 -m venv .tools/moto
+  .tools/moto/bin/pip install --quiet "moto[server]==$MOTO_VERSION"
+fi
+
 npm run build --silent
 echo "setup: done"

@@ -8,6 +8,7 @@
  *  5. libvirt guests (real libvirtd, QEMU under TCG here): boot-to-SSH per guest, 1 guest vs 3 in
  *     parallel, and a second cluster reusing the cached base image (0 bytes downloaded).
  *  6. What `kubemix ci`'s reporting (JUnit, report, logs, secret scan, history) adds to a run.
+ *  7. EC2 provider against moto: API calls and wall time per phase for 1 vs 20 instances.
  * Results are printed and written to bench-results/<time>.json.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -19,6 +20,7 @@ import { startLab } from '../lab/lab.js';
 import { formatLeftovers } from '../lab/leftovers.js';
 import { ciReporting } from './ci-reporting.js';
 import { clusterMakespan } from './cluster-makespan.js';
+import { ec2CallsBench } from './ec2-calls.js';
 import { kubemixRunBench } from './kubemix-run-bench.js';
 import { libvirtBootBench } from './libvirt-boot.js';
 import { ansibleBench, execChannelFloor, persistentShellFloor } from './ssh-floors.js';
@@ -197,6 +199,24 @@ async function ciReport(): Promise<void> {
   results['ciReporting'] = result;
 }
 
+async function ec2(): Promise<void> {
+  log('== EC2 provider against moto (loopback): API commands (HTTP attempts) and wall time per phase');
+  const runs: Record<string, Awaited<ReturnType<typeof ec2CallsBench>>> = {};
+  for (const instances of [1, 20]) {
+    runs[instances] = await ec2CallsBench(instances);
+    log(`  ${instances} instance(s):`);
+    for (const [phase, cost] of Object.entries(runs[instances]!)) {
+      const ops = Object.entries(cost.byOperation)
+        .map(([op, n]) => `${op.replace(/^EC2\./, '')} ${n}`)
+        .join(', ');
+      log(
+        `    ${phase.padEnd(16)} ${String(cost.commands).padStart(3)} calls (${cost.attempts} attempts) ${fmt(cost.wallMs).padStart(8)}  ${ops}`,
+      );
+    }
+  }
+  results['ec2'] = runs;
+}
+
 // The benchmarks start labs, servers and ansible-playbook: like the tests, they must leave nothing
 // behind, and the same check says so (its temp paths go into the run's own directory).
 const hygiene = beginHygieneRun();
@@ -208,6 +228,7 @@ try {
   if (wanted('makespan')) await makespan();
   if (wanted('libvirt')) await libvirt();
   if (wanted('ci')) await ciReport();
+  if (wanted('ec2')) await ec2();
 
   const outDir = fileURLToPath(new URL('../../../bench-results', import.meta.url));
   mkdirSync(outDir, { recursive: true });

@@ -133,7 +133,8 @@ launch_host() {
   local dir="$1" name="$2"
   local hostdir="$dir/hosts/$name"
   # Everything below runs inside the host's own mount + UTS namespace: private /root with only
-  # the lab key, private state directories, private bin directory first on PATH.
+  # the lab key, private state directories, private bin directory first on PATH. The hostname is
+  # the host's name, or what DIR/hosts/NAME/hostname says (a cloud instance's user data names it).
   local inner hide_scp="" scp_path
   scp_path="$(command -v scp || true)"
   if host_in "$name" "$NO_SCP" && [ -n "$scp_path" ]; then
@@ -144,7 +145,7 @@ mknod '$hostdir/no-scp/upper/scp' c 0 0
 mount -t overlay kmx-no-scp -o 'lowerdir=$(dirname "$scp_path"),upperdir=$hostdir/no-scp/upper,workdir=$hostdir/no-scp/work' '$(dirname "$scp_path")'"
   fi
   inner="set -e
-hostname $name
+hostname \"\$(cat '$hostdir/hostname' 2>/dev/null || echo $name)\"
 mount --make-rprivate / 2>/dev/null || true
 $hide_scp
 mount -t tmpfs -o mode=0700 kmx-root /root

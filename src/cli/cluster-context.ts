@@ -4,6 +4,7 @@ import { assignHost, type ClusterState } from '../engine/index.js';
 import { buildPlan, buildTeardownPlan } from '../plan/index.js';
 import { loadClusterPlaybooks, playbooksDir } from '../playbook/cluster-playbooks.js';
 import { ensureClusterKey, readClusterPublicKey } from '../provider/cluster-key.js';
+import { EC2_KEY_FILE } from '../provider/ec2/ec2-provider.js';
 import { withLocalImageDigests } from '../provider/libvirt/image-digest.js';
 import { loadSpec } from '../spec/index.js';
 import type { ClusterSpec } from '../spec/schema.js';
@@ -20,7 +21,7 @@ export interface ClusterContext {
   upPlan(): Plan;
   /** The teardown plan for what the state recorded (hosts with what providers assigned them). */
   downPlan(state: ClusterState | undefined, options?: { purgeImages?: boolean }): Plan;
-  /** Makes the cluster SSH key when the provider logs in to machines it creates (libvirt); idempotent. */
+  /** Makes the cluster SSH key when the provider logs in to machines it creates (libvirt, EC2: RSA); idempotent. */
   ensureClusterKey(): Promise<void>;
 }
 
@@ -78,7 +79,9 @@ export async function loadClusterContext(
     ? resolve(String(values['cluster-dir']))
     : defaultClusterDir(spec.name);
   const playbooks = await loadClusterPlaybooks();
-  let publicKey = spec.provider.type === 'libvirt' ? await readClusterPublicKey(clusterDir) : undefined;
+  const keyFile = spec.provider.type === 'ec2' ? EC2_KEY_FILE : undefined;
+  let publicKey =
+    spec.provider.type === 'static' ? undefined : await readClusterPublicKey(clusterDir, keyFile);
   const planOptions = () => ({
     spec,
     versions,
@@ -104,6 +107,8 @@ export async function loadClusterContext(
       ),
     ensureClusterKey: async () => {
       if (spec.provider.type === 'libvirt') publicKey = await ensureClusterKey(clusterDir, spec.name);
+      if (spec.provider.type === 'ec2')
+        publicKey = await ensureClusterKey(clusterDir, spec.name, EC2_KEY_FILE, 'rsa');
     },
   };
 }

@@ -33,9 +33,10 @@ export async function providerStatus(
   const factory = createTransportFactory({ clusterKnownHosts: `${context.clusterDir}/known_hosts` });
   const lines: ResourceStatusLine[] = [];
   for (const host of task.hosts) {
-    const mine = recorded.filter((r) => r.location === host.name);
     let found: Array<{ kind: string; name: string }> | undefined;
     let note: string | undefined;
+    // Where the inspected resources live: the host (a hypervisor), or what the step says (an EC2 region).
+    let location = host.name;
     const transport = factory(host);
     try {
       await transport.connect();
@@ -50,12 +51,14 @@ export async function providerStatus(
         });
         if (outcome.failed) note = outcome.msg ?? 'the inspection failed';
         else found = (outcome.data?.['found'] as typeof found) ?? [];
+        if (typeof outcome.data?.['location'] === 'string') location = outcome.data['location'];
       }
     } catch (error) {
       note = (error as Error).message;
     } finally {
       await transport.close().catch(() => undefined);
     }
+    const mine = recorded.filter((r) => r.location === location);
     // Discovery sees domains, volumes and networks by name; files by path (directories are files there).
     const key = (kind: string, name: string) => `${kind === 'directory' ? 'file' : kind} ${name}`;
     const seen = new Set((found ?? []).map((f) => key(f.kind, f.name)));
@@ -63,7 +66,7 @@ export async function providerStatus(
       lines.push({
         kind: r.kind,
         name: r.name,
-        location: host.name,
+        location: r.location,
         recorded: r.status,
         exists: found ? seen.has(key(r.kind, r.name)) : 'unknown',
         ...(note ? { note } : {}),
@@ -71,8 +74,7 @@ export async function providerStatus(
     }
     const known = new Set(mine.map((r) => key(r.kind, r.name)));
     for (const f of found ?? []) {
-      if (!known.has(key(f.kind, f.name)))
-        lines.push({ kind: f.kind, name: f.name, location: host.name, exists: true });
+      if (!known.has(key(f.kind, f.name))) lines.push({ kind: f.kind, name: f.name, location, exists: true });
     }
   }
   return lines;

@@ -1,4 +1,4 @@
-import type { Module, ModuleAction, ModuleContext } from '../modules/types.js';
+import type { CallIo, Module, ModuleAction, ModuleContext } from '../modules/types.js';
 import type { Transport } from '../transport/types.js';
 import type { CommandResult } from '../types/command-result.js';
 import { failedResult, succeededResult } from '../types/command-result.js';
@@ -78,6 +78,8 @@ async function perform(action: ModuleAction, options: RunModuleOptions): Promise
     }
     case 'reconnect':
       return reconnect(action, transport, signal);
+    case 'call':
+      return call(action, options);
     case 'record':
       return record(action, options);
   }
@@ -134,4 +136,23 @@ async function record(
     return failedResult(command, `cannot write the state: ${(error as Error).message}`, Date.now() - started);
   }
   return succeededResult(command, Date.now() - started, options.transport.host);
+}
+
+/** Runs a `call` action's function; a throw becomes a failed result carrying its message. */
+async function call(
+  action: Extract<ModuleAction, { kind: 'call' }>,
+  options: RunModuleOptions,
+): Promise<CommandResult> {
+  const started = Date.now();
+  const io: CallIo = {
+    progress: (line) => options.onOutput?.({ stream: 'stdout', data: `${line}\n` }),
+    ...(options.signal ? { signal: options.signal } : {}),
+    ...(options.context.ledger ? { ledger: options.context.ledger } : {}),
+  };
+  try {
+    await action.run(io);
+  } catch (error) {
+    return failedResult(action.what, (error as Error).message, Date.now() - started, options.transport.host);
+  }
+  return succeededResult(action.what, Date.now() - started, options.transport.host);
 }

@@ -1,6 +1,14 @@
 import { commandModule, shellModule } from './commands/command.js';
 import { rawModule } from './commands/raw.js';
 import { scriptModule } from './commands/script.js';
+import {
+  ec2DestroyModule,
+  ec2InspectModule,
+  ec2InstancesModule,
+  ec2LeakCheckModule,
+  ec2NetworkModule,
+  ec2PreflightModule,
+} from './ec2/modules.js';
 import { copyModule } from './files/copy.js';
 import { fetchModule } from './files/fetch.js';
 import { fileModule } from './files/file.js';
@@ -104,6 +112,12 @@ for (const module of [
   libvirtDestroyNetworkModule,
   libvirtLeakCheckModule,
   libvirtInspectModule,
+  ec2PreflightModule,
+  ec2NetworkModule,
+  ec2InstancesModule,
+  ec2DestroyModule,
+  ec2LeakCheckModule,
+  ec2InspectModule,
 ] as Module<any>[]) {
   registerModule(module);
 }

@@ -38,7 +38,21 @@ export type ModuleAction =
    * disk: providers record their intent before each create call. Fails where there is no ledger
    * (outside `kubemix up` / `down`).
    */
-  | { kind: 'record'; update: ProvisionUpdate };
+  | { kind: 'record'; update: ProvisionUpdate }
+  /**
+   * Run in-process provider work the executor cannot express as commands on a host: API calls
+   * (EC2 through the AWS SDK). The function reports its own outcome through the module (it
+   * should not throw: a throw fails the action with its message); `progress` lines are the
+   * step's output.
+   */
+  | { kind: 'call'; what: string; run: (io: CallIo) => Promise<void> };
+
+/** What a `call` action's function may use. */
+export interface CallIo {
+  signal?: AbortSignal;
+  ledger?: ProvisionLedger;
+  progress(line: string): void;
+}
 
 /** What a module can see: the target host and the variables of the run. No connections. */
 export interface ModuleContext {

@@ -17,10 +17,17 @@ export async function readClusterPublicKey(clusterDir: string, file?: string): P
 }
 
 /**
- * Makes the cluster's key pair once (ssh-keygen, ed25519, no passphrase: kubemix uses it
- * unattended) in the cluster directory (0700), the private key 0600. Returns the public key.
+ * Makes the cluster's key pair once (ssh-keygen, ed25519 unless `type` says rsa, no passphrase:
+ * kubemix uses it unattended) in the cluster directory (0700), the private key 0600. Returns the
+ * public key. RSA keys are 2048-bit PEM (PKCS#1): EC2 encrypts Windows passwords with the key pair,
+ * which must be RSA, and node-forge reads PKCS#1.
  */
-export async function ensureClusterKey(clusterDir: string, cluster: string, file?: string): Promise<string> {
+export async function ensureClusterKey(
+  clusterDir: string,
+  cluster: string,
+  file?: string,
+  type: 'ed25519' | 'rsa' = 'ed25519',
+): Promise<string> {
   const existing = await readClusterPublicKey(clusterDir, file);
   if (existing) return existing;
   await mkdir(clusterDir, { recursive: true, mode: 0o700 });
@@ -28,7 +35,16 @@ export async function ensureClusterKey(clusterDir: string, cluster: string, file
   const path = clusterKeyPath(clusterDir, file);
   const made = await execa(
     'ssh-keygen',
-    ['-q', '-t', 'ed25519', '-N', '', '-C', `kubemix@${cluster}`, '-f', path],
+    [
+      '-q',
+      ...(type === 'rsa' ? ['-t', 'rsa', '-b', '2048', '-m', 'PEM'] : ['-t', 'ed25519']),
+      '-N',
+      '',
+      '-C',
+      `kubemix@${cluster}`,
+      '-f',
+      path,
+    ],
     {
       reject: false,
       stdin: 'ignore',

@@ -2,6 +2,7 @@ import { cidrsOverlap, parseCidr } from './cidr.js';
 import { windowsKubeProxySkewRule } from './kube-proxy-skew-rule.js';
 import { type CrossFieldRule, duplicateNames, generatedNodeName } from './rule-helpers.js';
 import {
+  DEFAULT_EC2_VPC_CIDR,
   DEFAULT_LIBVIRT_CIDR,
   DEFAULT_POD_CIDR,
   DEFAULT_SERVICE_CIDR,
@@ -135,7 +136,7 @@ interface Range {
   written: boolean;
 }
 
-/** Pod, service and libvirt guest network ranges must not overlap. */
+/** Pod, service and the machines' network ranges (libvirt guest network, EC2 VPC) must not overlap. */
 export const cidrOverlapRule: CrossFieldRule = (spec) => {
   const range = (path: SpecPath, written: string | undefined, fallback: string): Range => ({
     path,
@@ -148,6 +149,13 @@ export const cidrOverlapRule: CrossFieldRule = (spec) => {
   ];
   if (spec.provider.type === 'libvirt')
     ranges.push(range(['provider', 'network', 'cidr'], spec.provider.networkCIDR, DEFAULT_LIBVIRT_CIDR));
+  // An existing subnet's range is known only to AWS: prepare-provider checks it.
+  if (
+    spec.provider.type === 'ec2' &&
+    spec.provider.subnetId === undefined &&
+    spec.provider.vpcId === undefined
+  )
+    ranges.push(range(['provider', 'vpcCidr'], spec.provider.vpcCidr, DEFAULT_EC2_VPC_CIDR));
   const issues: RuleIssue[] = [];
   ranges.forEach((a, i) => {
     for (const b of ranges.slice(i + 1)) {
@@ -162,6 +170,48 @@ export const cidrOverlapRule: CrossFieldRule = (spec) => {
   return issues;
 };
 
+/**
+ * EC2: an existing VPC is used only through a subnet the user names (kubemix never adds subnets
+ * to a VPC it does not own).
+ */
+export const ec2NetworkRule: CrossFieldRule = (spec) => {
+  if (spec.provider.type !== 'ec2') return [];
+  if (spec.provider.vpcId !== undefined && spec.provider.subnetId === undefined)
+    return [
+      {
+        path: ['provider', 'vpcId'],
+        message: 'needs subnetId: kubemix never adds a subnet to a VPC it did not create',
+      },
+    ];
+  return [];
+};
+
+/** instanceType is EC2's sizing; vcpus and memoryGiB are the libvirt provider's. */
+export const sizingRule: CrossFieldRule = (spec) => {
+  const type = spec.provider.type;
+  if (type === undefined) return [];
+  const groups: { path: SpecPath; sizing: string[] }[] = [
+    { path: ['nodes', 'controlPlane'], sizing: spec.controlPlane.sizing },
+    ...spec.workers.map((g) => ({ path: ['nodes', 'workers', g.index] as SpecPath, sizing: g.sizing })),
+  ];
+  const issues: RuleIssue[] = [];
+  for (const { path, sizing } of groups) {
+    for (const key of sizing) {
+      if (key === 'instanceType' && type !== 'ec2')
+        issues.push({
+          path: [...path, key],
+          message: `instanceType only applies to provider ec2 (this is ${type})`,
+        });
+      if ((key === 'vcpus' || key === 'memoryGiB') && type === 'ec2')
+        issues.push({
+          path: [...path, key],
+          message: `${key} does not apply to provider ec2: the instanceType decides`,
+        });
+    }
+  }
+  return issues;
+};
+
 /** Every cross-field rule, in the order their issues are reported. */
 export const CROSS_FIELD_RULES: readonly CrossFieldRule[] = [
   windowsNetworkingRule,
@@ -170,6 +220,8 @@ export const CROSS_FIELD_RULES: readonly CrossFieldRule[] = [
   generatedNodeNamesRule,
   cidrOverlapRule,
   windowsKubeProxySkewRule,
+  ec2NetworkRule,
+  sizingRule,
   ...staticHostRules,
 ];
 

@@ -125,6 +125,76 @@ export const hypervisorSchema = z.strictObject({
   credentials: credentialsSchema.optional(),
 });
 
+/** The VPC kubemix creates when the spec names none (kept clear of the default pod and service CIDRs). */
+export const DEFAULT_EC2_VPC_CIDR = '10.0.0.0/16';
+
+/**
+ * An AMI: an id, `ssm:<parameter name>` (a public parameter holding an AMI id), or omitted for
+ * kubemix's default lookup.
+ */
+const amiRef = z
+  .string()
+  .regex(/^(ami-[0-9a-f]{8,17}|ssm:\/[\w./-]+)$/, 'must be an AMI id (ami-...) or ssm:<parameter name>')
+  .describe('AMI id (ami-...), or ssm:/<public parameter> resolving to one.');
+
+const ec2ProviderSchema = z.strictObject({
+  type: z.literal('ec2'),
+  region: z
+    .string()
+    .regex(/^[a-z]{2}(-[a-z]+)+-\d+$/, 'must be an AWS region name such as eu-west-1')
+    .optional()
+    .describe('Default: the AWS SDK region (AWS_REGION, the profile in ~/.aws/config).'),
+  operatorCidr: z
+    .string({
+      error: (issue) =>
+        issue.input === undefined
+          ? 'is required: the range you run kubemix from (SSH, WinRM and the API server are opened to it only; write 0.0.0.0/0 to open them to everyone)'
+          : undefined,
+    })
+    .pipe(cidr)
+    .describe(
+      'Where you run kubemix from: SSH 22, WinRM 5985/5986 and the API server 6443 open to this range only. Required; 0.0.0.0/0 only if you write it.',
+    ),
+  images: z
+    .strictObject({
+      linux: amiRef.optional().describe('Default: the Debian 12 amd64 public SSM parameter.'),
+      windows: amiRef
+        .optional()
+        .describe('Default: the Windows_Server-<version>-English-Full-Base public SSM parameter.'),
+    })
+    .prefault({}),
+  connectVia: z
+    .enum(['public', 'private'])
+    .default('public')
+    .describe('Address kubemix connects to: public IP, or private IP (from a bastion inside the VPC).'),
+  vpcId: z
+    .string()
+    .regex(/^vpc-[0-9a-f]{8,17}$/, 'must be a VPC id (vpc-...)')
+    .optional()
+    .describe('Existing VPC (never modified or deleted); needs subnetId.'),
+  subnetId: z
+    .string()
+    .regex(/^subnet-[0-9a-f]{8,17}$/, 'must be a subnet id (subnet-...)')
+    .optional()
+    .describe(
+      'Existing subnet (never modified or deleted). Without it kubemix creates VPC, subnet, gateway, routes.',
+    ),
+  vpcCidr: cidr
+    .default(DEFAULT_EC2_VPC_CIDR)
+    .describe('CIDR of the VPC kubemix creates (ignored with subnetId); its subnet takes the first /24.'),
+  endpoint: z
+    .string()
+    .url()
+    .optional()
+    .describe('EC2 and SSM endpoint override (tests, other partitions); AWS_ENDPOINT_URL* also work.'),
+  winrm: z
+    .enum(['http', 'https'])
+    .default('http')
+    .describe(
+      'Windows WinRM listener: http = 5985 with NTLM message encryption (Windows default); https = 5986 with a self-signed certificate whose fingerprint kubemix pins. Never Basic over HTTP.',
+    ),
+});
+
 export const providerSchema = z.discriminatedUnion('type', [
   z.strictObject({
     type: z.literal('static'),
@@ -178,23 +248,15 @@ export const providerSchema = z.discriminatedUnion('type', [
         'Directory on each hypervisor for the pool (<dataDir>/pool) and per-cluster files (<dataDir>/clusters/<name>).',
       ),
   }),
-  z.strictObject({
-    type: z.literal('ec2'),
-    region: field.ec2RegionSchema,
-    endpoint: z.string().url().optional().describe('EC2 API endpoint override (testing, other partitions).'),
-    vpcId: field.ec2IdSchema('vpc').optional(),
-    subnetId: field.ec2IdSchema('subnet').optional(),
-    keyName: z.string().optional().describe('EC2 key pair name for Linux instances.'),
-    linuxInstanceType: field.ec2InstanceTypeSchema.default('t3.large'),
-    windowsInstanceType: field.ec2InstanceTypeSchema.default('m5.large'),
-    credentials: z
-      .strictObject({ accessKeyId: secretRefSchema, secretAccessKey: secretRefSchema })
-      .optional()
-      .describe('Defaults to the AWS SDK credential chain.'),
-  }),
+  ec2ProviderSchema,
 ]);
 
 const sizing = {
+  instanceType: z
+    .string()
+    .regex(/^[a-z][a-z0-9-]*\.[a-z0-9]+$/, 'must be an EC2 instance type such as t3.large')
+    .optional()
+    .describe('EC2 only. Default t3.large (linux), m5.large (windows).'),
   vcpus: z.number().int().min(1).max(128).optional(),
   memoryGiB: z.number().min(1).max(1024).optional(),
   diskGiB: z.number().int().min(10).max(65536).optional(),

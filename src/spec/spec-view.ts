@@ -23,6 +23,8 @@ export interface GroupView {
   windowsVersion?: unknown;
   taint?: unknown;
   hyperV?: unknown;
+  /** Sizing keys written on the group (instanceType, vcpus, memoryGiB, diskGiB). */
+  sizing: string[];
 }
 
 /** A static host or a hypervisor as written. */
@@ -40,13 +42,17 @@ export interface SpecView {
   /** `versions:` overrides as written (string values only). */
   versions: Record<string, string>;
   network: { podCIDR?: string; serviceCIDR?: string; vni?: number; port?: number };
-  controlPlane: { count?: number; endpoint?: string; written: boolean };
+  controlPlane: { count?: number; endpoint?: string; written: boolean; sizing: string[] };
   workers: GroupView[];
   provider: {
     type?: string;
     hosts: HostView[];
     hypervisors: HostView[];
     networkCIDR?: string;
+    /** EC2: the VPC CIDR, VPC and subnet as written. */
+    vpcCidr?: string;
+    vpcId?: string;
+    subnetId?: string;
   };
 }
 
@@ -69,6 +75,9 @@ function hostView(value: unknown, index: number): HostView {
   const host = record(value);
   return { index, name: text(host.name), group: text(host.group), connection: text(host.connection) };
 }
+
+const SIZING_KEYS = ['instanceType', 'vcpus', 'memoryGiB', 'diskGiB'];
+const sizingKeys = (group: Loose) => SIZING_KEYS.filter((key) => group[key] !== undefined);
 
 /** Reads the parts of a spec the cross-field rules need, tolerating any shape. */
 export function specView(input: unknown): SpecView {
@@ -96,6 +105,7 @@ export function specView(input: unknown): SpecView {
       count: number(controlPlane.count),
       endpoint: text(controlPlane.endpoint),
       written: nodes.controlPlane !== undefined,
+      sizing: sizingKeys(controlPlane),
     },
     workers: list(nodes.workers).map((value, index) => {
       const group = record(value);
@@ -108,6 +118,7 @@ export function specView(input: unknown): SpecView {
         windowsVersion: group.windowsVersion,
         taint: group.taint,
         hyperV: group.hyperV,
+        sizing: sizingKeys(group),
       };
     }),
     provider: {
@@ -115,6 +126,9 @@ export function specView(input: unknown): SpecView {
       hosts: list(provider.hosts).map(hostView),
       hypervisors: list(provider.hypervisors).map(hostView),
       networkCIDR: text(record(provider.network).cidr),
+      vpcCidr: text(provider.vpcCidr),
+      vpcId: text(provider.vpcId),
+      subnetId: text(provider.subnetId),
     },
   };
 }

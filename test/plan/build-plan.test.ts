@@ -180,7 +180,7 @@ describe('buildPlan', () => {
   it('plans EC2 nodes without an address: create-hosts assigns it', () => {
     const p = plan({
       name: 'cloud',
-      provider: { type: 'ec2', region: 'eu-west-1' },
+      provider: { type: 'ec2', region: 'eu-west-1', operatorCidr: '198.51.100.0/24' },
       nodes: { controlPlane: { count: 1 } },
     });
     expect(p.hosts.find((h) => h.name === 'controller-01')?.address).toBe('');

@@ -40,6 +40,11 @@ describe('invalid spec fixtures', () => {
       'duplicate-names',
       'windows-version-on-linux',
       'several-problems',
+      'ec2-missing-operator-cidr',
+      'ec2-vpc-overlap',
+      'ec2-vpc-without-subnet',
+      'ec2-sizing',
+      'instance-type-on-libvirt',
     ]) {
       expect(names).toContain(name);
     }

@@ -123,18 +123,24 @@ describe('valid spec fixtures', () => {
     expect(group(spec, 'linux')).toMatchObject({ count: 2, vcpus: 2, diskGiB: 30 });
   });
 
-  it('reads an EC2 provider with instance type defaults and credential references', () => {
+  it('reads an EC2 provider: operator CIDR, images, per-group instance types, defaults', () => {
     const spec = parse('ec2');
-    expect(spec.provider).toMatchObject({
+    expect(spec.provider).toEqual({
       type: 'ec2',
       region: 'eu-west-1',
-      linuxInstanceType: 't3.large',
-      windowsInstanceType: 'm5.xlarge',
-      credentials: {
-        accessKeyId: { env: 'AWS_ACCESS_KEY_ID' },
-        secretAccessKey: { env: 'AWS_SECRET_ACCESS_KEY' },
-      },
+      operatorCidr: '203.0.113.0/24',
+      images: { windows: 'ssm:/aws/service/ami-windows-latest/Windows_Server-2022-English-Core-Base' },
+      connectVia: 'public',
+      vpcCidr: '10.0.0.0/16',
+      winrm: 'http',
     });
-    expect(group(spec, 'win')).toMatchObject({ count: 2, taint: true, windowsVersion: '2022' });
+    expect(spec.nodes.controlPlane.instanceType).toBe('t3.medium');
+    expect(group(spec, 'win')).toMatchObject({
+      count: 2,
+      taint: true,
+      windowsVersion: '2022',
+      instanceType: 'm5.xlarge',
+    });
+    expect(group(spec, 'linux').instanceType).toBeUndefined();
   });
 });

@@ -1,17 +1,40 @@
 import type { ClusterSpec } from '../../spec/schema.js';
-import type { InventoryHost } from '../../types/inventory.js';
+import type { HostCredentials, InventoryHost } from '../../types/inventory.js';
+import type { PlanStep } from '../../types/plan.js';
+import { clusterKeyPath } from '../cluster-key.js';
 import { LOCALHOST } from '../localhost.js';
 import { defaultPort } from '../node-defaults.js';
-import type { NodeRequest, Provider, ProviderContext, ProviderPlan, ProviderTeardown } from '../types.js';
+import type {
+  NodeRequest,
+  Provider,
+  ProviderContext,
+  ProviderPlan,
+  ProviderTask,
+  ProviderTeardown,
+} from '../types.js';
+import { planEc2 } from './plan.js';
+import { LINUX_USER } from './user-data.js';
+
+/** The cluster's key pair for EC2 (RSA: EC2 encrypts Windows passwords with it), in the cluster directory. */
+export const EC2_KEY_FILE = 'id_rsa';
+
+/** The secret output create-hosts registers: Windows Administrator passwords by node name. */
+export const WINDOWS_PASSWORDS_OUTPUT = 'ec2_windows_passwords';
 
 /**
- * EC2 instances (not built yet: its tasks plan as not implemented). Addresses are assigned by
+ * EC2 instances through the AWS SDK, run on the machine running kubemix. Addresses are assigned by
  * AWS when instances start: create-hosts records them in the state, so the planned nodes have none.
+ * Linux nodes are reached as the `kubemix` user cloud-init creates with the cluster key; Windows
+ * nodes as Administrator with the password GetPasswordData gives (kept in secrets.json only), or
+ * over SSH with the cluster key.
  */
 export class Ec2Provider implements Provider {
   readonly type = 'ec2' as const;
 
-  plan(_spec: ClusterSpec, requests: NodeRequest[], _context: ProviderContext): ProviderPlan {
+  plan(spec: ClusterSpec, requests: NodeRequest[], context: ProviderContext): ProviderPlan {
+    const keyFile = clusterKeyPath(context.clusterDir, EC2_KEY_FILE);
+    const plan = planEc2(spec);
+    const winrmPort = plan.winrm === 'https' ? 5986 : 5985;
     const nodes = requests.map((node): InventoryHost => {
       const host: InventoryHost = {
         name: node.name,
@@ -23,54 +46,108 @@ export class Ec2Provider implements Provider {
         hostKeyPolicy: 'accept-new',
         createdBy: 'ec2',
         vars: { ...node.vars, kubemix_address: 'pending' },
+        credentials: credentialsFor(node, keyFile),
       };
-      const port = defaultPort(node.connection);
+      const port = node.connection === 'winrm' ? winrmPort : defaultPort(node.connection);
       if (port !== undefined) host.port = port;
-      if (node.credentials) host.credentials = node.credentials;
+      if (node.os === 'windows' && node.connection === 'winrm')
+        host.vars = { ...host.vars, kubemix_password_secret: `${WINDOWS_PASSWORDS_OUTPUT}.${node.name}` };
       if (node.windowsVersion) host.windowsVersion = node.windowsVersion;
       return host;
     });
+    const args = { spec, keyFile };
     const localhost = [LOCALHOST];
     return {
       providerHosts: [],
       nodes,
       prepare: {
-        description: 'Check EC2 access: region, VPC, subnet, key pair, AMIs',
+        description: `Check EC2 ${spec.provider.type === 'ec2' ? (spec.provider.region ?? '(SDK region)') : ''}: region, zone, instance types, AMIs, subnet; nothing is created`,
         hosts: localhost,
-        steps: undefined,
+        steps: [step('check the region, zones, instance types, AMIs and subnet', 'ec2_preflight', args)],
       },
       createNetwork: {
-        description: 'Create the security group (6443, 10250, UDP 4789, NodePorts)',
+        description:
+          plan.network.kind === 'create'
+            ? `Create VPC ${plan.network.vpcCidr}, subnet, internet gateway, route table, security group, key pair`
+            : `Create the security group and key pair in subnet ${plan.network.subnetId}`,
         hosts: localhost,
-        steps: undefined,
+        steps: [step('create the network, security group and key pair', 'ec2_network', args)],
       },
-      createHosts: { description: 'Create the cluster instances', hosts: localhost, steps: undefined },
-      waitTimeoutSec: 900,
-      waitSteps: [],
-    };
-  }
-
-  inspect(): undefined {
-    return undefined;
-  }
-
-  teardown(): ProviderTeardown {
-    const localhost = [LOCALHOST];
-    return {
-      tasks: [
+      createHosts: {
+        description: `Launch ${plan.groups.map((g) => `${g.nodes.length} x ${g.instanceType} (${g.group})`).join(', ')}`,
+        hosts: localhost,
+        steps: [
+          {
+            ...step('launch the instances and wait for their addresses and passwords', 'ec2_instances', args),
+            register: WINDOWS_PASSWORDS_OUTPUT,
+            secret: true,
+          },
+        ],
+      },
+      // Windows instances take minutes before EC2Launch has set the password and WinRM answers.
+      waitTimeoutSec: 1200,
+      waitSteps: [
         {
-          name: 'destroy-hosts',
-          description: 'Terminate the cluster instances',
-          hosts: localhost,
-          steps: undefined,
-        },
-        {
-          name: 'destroy-network',
-          description: 'Remove the security group and network',
-          hosts: localhost,
-          steps: undefined,
+          name: 'cloud-init finished (it restarts sshd: retried)',
+          module: 'command',
+          args: { cmd: 'cloud-init status --wait' },
+          os: 'linux',
+          retries: 8,
+          delayMs: 2000,
+          register: 'cloud_init_status',
+          keywords: {
+            changedWhen: false,
+            failedWhen: 'cloud_init_status.rc != 0 and cloud_init_status.rc != 2',
+          },
         },
       ],
     };
   }
+
+  inspect(spec: ClusterSpec, context: ProviderContext): ProviderTask {
+    return {
+      description: 'What of the cluster exists on EC2 (by its tags)',
+      hosts: [LOCALHOST],
+      steps: [
+        step('find what of the cluster exists on EC2', 'ec2_inspect', {
+          spec,
+          keyFile: clusterKeyPath(context.clusterDir, EC2_KEY_FILE),
+        }),
+      ],
+    };
+  }
+
+  teardown(spec: ClusterSpec, _input: unknown, context: ProviderContext): ProviderTeardown {
+    const args = { spec, keyFile: clusterKeyPath(context.clusterDir, EC2_KEY_FILE) };
+    const localhost = [LOCALHOST];
+    // Teardown works from tags as well as from the state, so it also runs when the state
+    // recorded nothing (a crash before the first record): a leak check always follows.
+    const task = (name: 'destroy-hosts' | 'check-leaks', description: string, steps: PlanStep[]) =>
+      ({ name, description, hosts: localhost, steps }) satisfies ProviderTask & { name: string };
+    return {
+      tasks: [
+        task(
+          'destroy-hosts',
+          'Terminate the instances, then delete the security group, key pair, subnet, route table, internet gateway and VPC kubemix created',
+          [step('terminate the instances and delete the network', 'ec2_destroy', args)],
+        ),
+        task('check-leaks', 'Nothing tagged with the cluster remains', [
+          step('look for anything still tagged with the cluster', 'ec2_leak_check', args),
+        ]),
+      ],
+    };
+  }
+}
+
+const step = (name: string, module: string, args: Record<string, unknown>): PlanStep => ({
+  name,
+  module,
+  args,
+});
+
+function credentialsFor(node: NodeRequest, keyFile: string): HostCredentials {
+  if (node.os === 'linux') return { user: LINUX_USER, privateKey: { file: keyFile }, ...node.credentials };
+  if (node.connection === 'ssh')
+    return { user: 'Administrator', privateKey: { file: keyFile }, ...node.credentials };
+  return { user: 'Administrator', ...node.credentials };
 }

@@ -1,0 +1,167 @@
+import { CreateSubnetCommand, CreateVpcCommand, EC2Client } from '@aws-sdk/client-ec2';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { testClusterKey } from '../../../fixtures/ec2-proxy/cluster-key.js';
+import { MOTO_ENV, type Moto, startMoto } from '../../../fixtures/ec2-proxy/moto.js';
+import { taggedWithCluster } from '../../../fixtures/ec2-proxy/moto-data.js';
+import { Ec2FaultProxy } from '../../../fixtures/ec2-proxy/proxy.js';
+import { KubemixError } from '../../../src/errors/index.js';
+import {
+  createHostsTask,
+  createNetworkTask,
+  destroyTask,
+  prepareProvider,
+} from '../../../src/provider/ec2/lifecycle.js';
+import { ec2Context, ec2Spec } from './harness.js';
+
+Object.assign(process.env, MOTO_ENV);
+
+let moto: Moto;
+const disposers: (() => Promise<void>)[] = [];
+beforeAll(async () => {
+  moto = await startMoto();
+});
+afterAll(async () => {
+  await moto?.stop();
+});
+afterEach(async () => {
+  for (const dispose of disposers.splice(0)) await dispose();
+  await moto.reset();
+});
+
+const key = await testClusterKey();
+
+/** Runs prepare-provider, create-network and create-hosts as `up` does; returns the error. */
+async function upError(
+  cluster: string,
+  endpoint: string,
+  extra: string[],
+  options: { region?: string } = {},
+) {
+  const spec = ec2Spec({ name: cluster, endpoint, extra });
+  if (options.region && spec.provider.type === 'ec2') spec.provider.region = options.region;
+  const ctx = await ec2Context({ cluster, endpoint, ...(options.region ? { region: options.region } : {}) });
+  disposers.push(ctx.dispose);
+  try {
+    await prepareProvider(ctx, spec);
+    await createNetworkTask(ctx, spec, key.publicKey);
+    await createHostsTask(ctx, spec, { publicKey: key.publicKey, privateKeyPem: key.privateKeyPem });
+  } catch (error) {
+    return { error: error as KubemixError, ctx, spec };
+  }
+  throw new Error('up succeeded');
+}
+
+function expectOneLineInput(error: KubemixError, pattern: RegExp) {
+  expect(error).toBeInstanceOf(KubemixError);
+  expect(error.exitCode).toBe(2);
+  expect(error.message).toMatch(pattern);
+  expect(error.message).not.toContain('\n');
+}
+
+describe('EC2 bad input: one clear line, exit 2, nothing created', () => {
+  it('unknown region', async () => {
+    const { error } = await upError('region', moto.url, [], { region: 'xx-fake-1' });
+    expectOneLineInput(error, /^provider\.region: unknown region xx-fake-1$/);
+    expect(await taggedWithCluster(moto.url, 'region')).toEqual([]);
+  });
+
+  it('AMI not found', async () => {
+    const spec = ec2Spec({ name: 'ami', endpoint: moto.url });
+    if (spec.provider.type === 'ec2') spec.provider.images.linux = 'ami-0123456789abcdef0';
+    const ctx = await ec2Context({ cluster: 'ami', endpoint: moto.url });
+    disposers.push(ctx.dispose);
+    const failure = await prepareProvider(ctx, spec).then(
+      () => undefined,
+      (e: KubemixError) => e,
+    );
+    expectOneLineInput(
+      failure!,
+      /^provider\.images\.linux: AMI ami-0123456789abcdef0 not found in eu-west-1$/,
+    );
+  });
+
+  it('instance type not offered, and a missing SSM parameter: every problem at once', async () => {
+    const spec = ec2Spec({ name: 'types', endpoint: moto.url });
+    spec.nodes.controlPlane.instanceType = 'x9.huge';
+    if (spec.provider.type === 'ec2') spec.provider.images.windows = 'ssm:/kubemix/no/such/parameter';
+    const ctx = await ec2Context({ cluster: 'types', endpoint: moto.url });
+    disposers.push(ctx.dispose);
+    const failure = (await prepareProvider(ctx, spec).then(
+      () => undefined,
+      (e: KubemixError) => e,
+    ))!;
+    expect(failure.exitCode).toBe(2);
+    expect(failure.message.split('\n')).toEqual([
+      'nodes.controlPlane.instanceType: x9.huge is not offered in eu-west-1',
+      'provider.images.windows: SSM parameter /kubemix/no/such/parameter not found in eu-west-1',
+    ]);
+    expect(await taggedWithCluster(moto.url, 'types')).toEqual([]);
+  });
+
+  it('an existing subnet whose range clashes with the pod CIDR', async () => {
+    const ec2 = new EC2Client({ region: 'eu-west-1', endpoint: moto.url });
+    const vpc = await ec2.send(new CreateVpcCommand({ CidrBlock: '10.244.0.0/16' }));
+    const subnet = await ec2.send(
+      new CreateSubnetCommand({
+        VpcId: vpc.Vpc?.VpcId,
+        CidrBlock: '10.244.7.0/24',
+        AvailabilityZone: 'eu-west-1a',
+      }),
+    );
+    ec2.destroy();
+    const id = subnet.Subnet?.SubnetId;
+    const { error } = await upError('clash', moto.url, [`  subnetId: ${id}`]);
+    expectOneLineInput(
+      error,
+      new RegExp(
+        `^provider\\.subnetId: subnet ${id} \\(10\\.244\\.7\\.0/24\\) overlaps network\\.podCIDR \\(10\\.244\\.0\\.0/16\\)$`,
+      ),
+    );
+    expect(await taggedWithCluster(moto.url, 'clash')).toEqual([]);
+  });
+
+  it('a subnet that does not exist', async () => {
+    const { error } = await upError('nosubnet', moto.url, ['  subnetId: subnet-0123456789abcdef0']);
+    expectOneLineInput(error, /^provider\.subnetId: subnet subnet-0123456789abcdef0 not found in eu-west-1$/);
+  });
+
+  it('missing credentials: one line naming the chain it tried, and no credential in it', async () => {
+    const saved = { ...process.env };
+    try {
+      for (const name of ['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'AWS_SESSION_TOKEN', 'AWS_PROFILE'])
+        delete process.env[name];
+      process.env['AWS_SHARED_CREDENTIALS_FILE'] = '/nonexistent/kubemix/credentials';
+      process.env['AWS_CONFIG_FILE'] = '/nonexistent/kubemix/config';
+      process.env['AWS_EC2_METADATA_DISABLED'] = 'true';
+      const { error } = await upError('nocreds', moto.url, []);
+      expectOneLineInput(
+        error,
+        /no AWS credentials found; tried environment .*SSO.*~\/\.aws\/credentials.*instance metadata/,
+      );
+    } finally {
+      process.env = saved;
+    }
+  });
+});
+
+describe('EC2 runtime failures: one line, exit 1', () => {
+  it('insufficient quota at RunInstances names the quota; down then leaves nothing', async () => {
+    const proxy = new Ec2FaultProxy(moto.url, {
+      failOnce: { RunInstances: 1 },
+      failCode: 'VcpuLimitExceeded',
+    });
+    const endpoint = await proxy.start();
+    try {
+      const { error, ctx, spec } = await upError('quota', endpoint, []);
+      expect(error.exitCode).toBe(1);
+      expect(error.message).toMatch(
+        /^create-hosts: 1 x t3\.large for group control-plane: VcpuLimitExceeded .*raise the quota/,
+      );
+      expect(error.message).not.toContain('\n');
+      await destroyTask(ctx, spec);
+      expect(await taggedWithCluster(moto.url, 'quota')).toEqual([]);
+    } finally {
+      await proxy.stop();
+    }
+  });
+});

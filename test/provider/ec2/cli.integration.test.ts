@@ -1,0 +1,154 @@
+import { rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { MOTO_ENV, type Moto, startMoto } from '../../../fixtures/ec2-proxy/moto.js';
+import { taggedWithCluster } from '../../../fixtures/ec2-proxy/moto-data.js';
+import { Ec2FaultProxy } from '../../../fixtures/ec2-proxy/proxy.js';
+import { runCli, tempHome } from '../../cli/run-cli.js';
+import { MOTO_LINUX_AMI, MOTO_WINDOWS_AMI } from './harness.js';
+
+Object.assign(process.env, MOTO_ENV);
+
+// `kubemix up` / `down` on an EC2 spec, the way a user runs them, against moto behind the
+// fault proxy. The runs stop after create-hosts: moto's instances are not machines.
+let moto: Moto;
+const cleanups: (() => Promise<void> | void)[] = [];
+beforeAll(async () => {
+  moto = await startMoto();
+});
+afterAll(async () => {
+  await moto?.stop();
+});
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  await moto.reset();
+});
+
+async function cluster(name: string, options: { windows?: number; region?: string } = {}) {
+  const proxy = new Ec2FaultProxy(moto.url);
+  const endpoint = await proxy.start();
+  const home = tempHome();
+  cleanups.push(() => rmSync(home, { recursive: true, force: true }));
+  cleanups.push(() => proxy.stop());
+  const spec = join(home, `${name}.yaml`);
+  writeFileSync(
+    spec,
+    [
+      `name: ${name}`,
+      'provider:',
+      '  type: ec2',
+      `  region: ${options.region ?? 'eu-west-1'}`,
+      '  operatorCidr: 127.0.0.0/8',
+      '  connectVia: private',
+      `  endpoint: ${endpoint}`,
+      `  images: { linux: ${MOTO_LINUX_AMI}, windows: ${MOTO_WINDOWS_AMI} }`,
+      'nodes:',
+      '  workers:',
+      '    - { name: linux, os: linux, count: 2 }',
+      `    - { name: win, os: windows, count: ${options.windows ?? 1} }`,
+    ].join('\n'),
+  );
+  const cli = (args: string[], env: Record<string, string> = {}) =>
+    runCli(args, { home, env: { ...MOTO_ENV, ...env } });
+  return { proxy, spec, home, cli };
+}
+
+const instances = async (name: string) =>
+  (await taggedWithCluster(moto.url, name)).filter((r) => r.startsWith('Instance '));
+
+describe('kubemix up/down on EC2 (moto)', () => {
+  it('up to create-hosts records the hosts, keeps the passwords in secrets.json only, and down leaves nothing', async () => {
+    const { spec, cli, proxy, home } = await cluster('cli-up');
+    const up = await cli(['up', spec, '--stop-after', 'create-hosts']);
+    expect(up.exitCode, up.stderr).toBe(0);
+    expect(await instances('cli-up')).toHaveLength(4);
+    // status: every recorded resource, and that it exists (asked of EC2 by tag).
+    const status = await cli(['status', spec]);
+    expect(status.exitCode, status.stderr).toBe(0);
+    for (const resource of [
+      'vpc vpc',
+      'subnet subnet',
+      'security-group security-group',
+      'key-pair key-pair',
+      'instance win-01',
+      'instance linux-02',
+    ])
+      expect(status.stdout).toMatch(new RegExp(`eu-west-1  ${resource}  recorded created  exists`));
+    const dir = join(home, 'clusters', 'cli-up');
+    const { readFileSync } = await import('node:fs');
+    const password = [...proxy.windowsPasswords.values()][0]!;
+    const secrets = readFileSync(join(dir, 'secrets.json'), 'utf8');
+    expect(secrets).toContain(password);
+    for (const file of [
+      'state.json',
+      ...(await import('node:fs')).readdirSync(join(dir, 'runs')).map((f) => join('runs', f)),
+    ])
+      expect(readFileSync(join(dir, file), 'utf8'), file).not.toContain(password);
+    expect(up.stdout + up.stderr).not.toContain(password);
+    const down = await cli(['down', spec]);
+    expect(down.exitCode, down.stderr).toBe(0);
+    expect(await taggedWithCluster(moto.url, 'cli-up')).toEqual([]);
+  });
+
+  it.each([
+    ['RunInstances', 1],
+    ['RunInstances', 2],
+    ['CreateSubnet', 1],
+    ['ImportKeyPair', 1],
+  ])(
+    'SIGKILL while EC2 works on %s (#%i): resume creates no duplicates, down leaves nothing',
+    async (action, nth) => {
+      const name = `kill-${action.toLowerCase()}-${nth}`;
+      const { spec, cli, proxy } = await cluster(name);
+      const up = cli(['up', spec, '--stop-after', 'create-hosts']);
+      let seen = 0;
+      // The call reaches moto (the resource is made), then kubemix dies before it hears back.
+      proxy.onAction = (done) => {
+        if (done === action && ++seen === nth) up.kill('SIGKILL');
+      };
+      const killed = await up;
+      expect(killed.signal).toBe('SIGKILL');
+      proxy.onAction = undefined;
+      const resumed = await cli(['up', spec, '--stop-after', 'create-hosts']);
+      expect(resumed.exitCode, resumed.stderr).toBe(0);
+      expect(await instances(name)).toHaveLength(4);
+      const down = await cli(['down', spec]);
+      expect(down.exitCode, down.stderr).toBe(0);
+      expect(await taggedWithCluster(moto.url, name)).toEqual([]);
+    },
+  );
+
+  it('SIGKILL, then down without resuming: nothing left', async () => {
+    const { spec, cli, proxy } = await cluster('kill-down');
+    const up = cli(['up', spec, '--stop-after', 'create-hosts']);
+    proxy.onAction = (done) => {
+      if (done === 'RunInstances') up.kill('SIGKILL');
+    };
+    await up;
+    proxy.onAction = undefined;
+    const down = await cli(['down', spec]);
+    expect(down.exitCode, down.stderr).toBe(0);
+    expect(await taggedWithCluster(moto.url, 'kill-down')).toEqual([]);
+  });
+
+  it('bad input (unknown region): exit 2, one line naming the field, nothing created', async () => {
+    const { spec, cli } = await cluster('cli-region', { region: 'xx-fake-1' });
+    const up = await cli(['up', spec]);
+    expect(up.exitCode).toBe(2);
+    expect(up.stderr).toContain('provider.region: unknown region xx-fake-1');
+    expect(up.stderr).not.toMatch(/\n\s+at /);
+    expect(await taggedWithCluster(moto.url, 'cli-region')).toEqual([]);
+  });
+
+  it('missing credentials: exit 2, one line naming the chain it tried', async () => {
+    const { spec, cli } = await cluster('cli-creds');
+    const up = await cli(['up', spec], {
+      AWS_ACCESS_KEY_ID: '',
+      AWS_SECRET_ACCESS_KEY: '',
+      AWS_SHARED_CREDENTIALS_FILE: '/nonexistent/credentials',
+      AWS_CONFIG_FILE: '/nonexistent/config',
+    });
+    expect(up.exitCode).toBe(2);
+    expect(up.stderr).toMatch(/no AWS credentials found; tried environment/);
+  });
+});
