@@ -141,7 +141,9 @@ export function buildPlan(options: BuildPlanOptions): Plan {
     drafts.push({
       name: 'join-linux-workers',
       description: 'kubeadm join the Linux workers',
-      needs: ['init-control-plane', 'prepare-linux'],
+      // It ends by waiting for each node to be Ready, which needs the pod network's CNI config:
+      // without install-flannel here, --stop-after join-linux-workers would wait forever.
+      needs: ['install-flannel', 'prepare-linux'],
       hosts: linuxWorkers,
     });
   }

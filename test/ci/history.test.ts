@@ -4,7 +4,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { flakyTasks, historyFileName, recordHistory } from '../../src/ci/history.js';
 import { renderReport } from '../../src/ci/report-html.js';
 import type { CiSummary } from '../../src/ci/summary-types.js';
-import { localHosts, makePlan, shell, task, tempDir } from '../engine/helpers.js';
+import { localHosts, makePlan, shell, task } from '../engine/helpers.js';
+import { testTempDir } from '../helpers/temp.js';
 import { runAndSummarise } from './helpers.js';
 
 const dirs: string[] = [];
@@ -12,7 +13,7 @@ afterEach(async () => {
   await Promise.all(dirs.splice(0).map((d) => rm(d, { recursive: true, force: true })));
 });
 const dir = async () => {
-  const d = await tempDir('kubemix-ci-history-');
+  const d = await testTempDir('ci-history');
   dirs.push(d);
   return d;
 };

@@ -1,7 +1,8 @@
 import { rm } from 'node:fs/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { renderJunit } from '../../src/ci/junit.js';
-import { localHosts, makePlan, shell, task, tempDir } from '../engine/helpers.js';
+import { localHosts, makePlan, shell, task } from '../engine/helpers.js';
+import { testTempDir } from '../helpers/temp.js';
 import { runAndSummarise, validateJunit } from './helpers.js';
 
 // junit.xml from real engine runs (local processes), validated against Windy Road's JUnit.xsd
@@ -11,7 +12,7 @@ afterEach(async () => {
   await Promise.all(dirs.splice(0).map((d) => rm(d, { recursive: true, force: true })));
 });
 const dir = async () => {
-  const d = await tempDir('kubemix-ci-junit-');
+  const d = await testTempDir('ci-junit');
   dirs.push(d);
   return d;
 };

@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ArtifactLogs } from '../../src/ci/artifact-logs.js';
 import { finalExitCode, writeReports } from '../../src/ci/write-reports.js';
-import { localHosts, makePlan, shell, task, tempDir } from '../engine/helpers.js';
+import { localHosts, makePlan, shell, task } from '../engine/helpers.js';
+import { testTempDir } from '../helpers/temp.js';
 import { runForSummary, validateJunit } from './helpers.js';
 
 const dirs: string[] = [];
@@ -17,7 +18,7 @@ const FAKE_KEY = 'AKIAIOSFODNN7EXAMPLE';
 
 describe('the end of a CI run', () => {
   it('redacts a secret the engine did not know, everywhere, and fails the run', async () => {
-    const dir = await tempDir('kubemix-ci-reports-');
+    const dir = await testTempDir('ci-reports');
     dirs.push(dir);
     const outDir = join(dir, 'out');
     const logs = await ArtifactLogs.open(outDir);
@@ -72,7 +73,7 @@ describe('the end of a CI run', () => {
   });
 
   it('fails a run that passed when the scan finds a secret', async () => {
-    const dir = await tempDir('kubemix-ci-reports-');
+    const dir = await testTempDir('ci-reports');
     dirs.push(dir);
     const outDir = join(dir, 'out');
     const logs = await ArtifactLogs.open(outDir);

@@ -8,6 +8,7 @@ import {
   formatPlan,
   topologicalOrder,
 } from '../../src/plan/index.js';
+import { loadClusterPlaybooks, playbooksDir } from '../../src/playbook/cluster-playbooks.js';
 import { type ClusterSpecInput, clusterSpecSchema } from '../../src/spec/schema.js';
 import { loadVersions } from '../../src/versions/versions.js';
 
@@ -63,8 +64,8 @@ describe('buildPlan', () => {
       'prepare-windows',
       'init-control-plane',
       'install-flannel',
-      'join-linux-workers',
       'join-windows-workers',
+      'join-linux-workers',
       'install-windows-networking',
       'verify',
     ]);
@@ -77,6 +78,26 @@ describe('buildPlan', () => {
     expect(prepAncestors.has('prepare-linux')).toBe(false);
     expect([...prepAncestors].sort()).toEqual(['prepare-provider', 'wait-for-hosts']);
     expect(task(p, 'join-windows-workers').needs.sort()).toEqual(['init-control-plane', 'prepare-windows']);
+  });
+
+  it('runs every task that waits for a node to be Ready after install-flannel (a node is Ready only with its CNI)', async () => {
+    // A kubelet reports NetworkReady=false until a CNI config exists, so `kubectl wait
+    // --for=condition=Ready node/...` can only end after flannel is installed: such a task that
+    // does not need install-flannel hangs under --stop-after (it did for join-linux-workers).
+    const p = buildPlan({
+      spec: clusterSpecSchema.parse(staticSpec()),
+      versions,
+      playbooks: await loadClusterPlaybooks(),
+      playbookDir: playbooksDir(),
+    });
+    const graph = buildGraph(p);
+    const waiters = p.tasks.filter((t) => JSON.stringify(t.steps).includes('condition=Ready node'));
+    expect(waiters.map((t) => t.name)).toContain('join-linux-workers');
+    for (const waiter of waiters) {
+      const runsAfterFlannel =
+        waiter.name === 'install-flannel' || ancestorsOf(graph, waiter.name).has('install-flannel');
+      expect(runsAfterFlannel, waiter.name).toBe(true);
+    }
   });
 
   it('targets the right hosts per task', () => {
@@ -247,7 +268,11 @@ describe('buildPlan', () => {
     expect(argsOf(plan({ name: 'lv', provider: { type: 'libvirt' }, nodes }))).toEqual(expected);
     expect(
       argsOf(
-        plan({ name: 'aws', provider: { type: 'ec2', region: 'eu-west-1' }, nodes } as ClusterSpecInput),
+        plan({
+          name: 'aws',
+          provider: { type: 'ec2', region: 'eu-west-1', operatorCidr: '203.0.113.0/24' },
+          nodes,
+        } as ClusterSpecInput),
       ),
     ).toEqual(expected);
     expect(argsOf(plan(staticSpec({ nodes })))).toEqual(expected);
