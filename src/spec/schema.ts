@@ -139,9 +139,7 @@ const amiRef = z
 
 const ec2ProviderSchema = z.strictObject({
   type: z.literal('ec2'),
-  region: z
-    .string()
-    .regex(/^[a-z]{2}(-[a-z]+)+-\d+$/, 'must be an AWS region name such as eu-west-1')
+  region: field.ec2RegionSchema
     .optional()
     .describe('Default: the AWS SDK region (AWS_REGION, the profile in ~/.aws/config).'),
   operatorCidr: z
@@ -167,14 +165,12 @@ const ec2ProviderSchema = z.strictObject({
     .enum(['public', 'private'])
     .default('public')
     .describe('Address kubemix connects to: public IP, or private IP (from a bastion inside the VPC).'),
-  vpcId: z
-    .string()
-    .regex(/^vpc-[0-9a-f]{8,17}$/, 'must be a VPC id (vpc-...)')
+  vpcId: field
+    .ec2IdSchema('vpc')
     .optional()
     .describe('Existing VPC (never modified or deleted); needs subnetId.'),
-  subnetId: z
-    .string()
-    .regex(/^subnet-[0-9a-f]{8,17}$/, 'must be a subnet id (subnet-...)')
+  subnetId: field
+    .ec2IdSchema('subnet')
     .optional()
     .describe(
       'Existing subnet (never modified or deleted). Without it kubemix creates VPC, subnet, gateway, routes.',
@@ -252,9 +248,7 @@ export const providerSchema = z.discriminatedUnion('type', [
 ]);
 
 const sizing = {
-  instanceType: z
-    .string()
-    .regex(/^[a-z][a-z0-9-]*\.[a-z0-9]+$/, 'must be an EC2 instance type such as t3.large')
+  instanceType: field.ec2InstanceTypeSchema
     .optional()
     .describe('EC2 only. Default t3.large (linux), m5.large (windows).'),
   vcpus: z.number().int().min(1).max(128).optional(),

@@ -70,13 +70,15 @@ const baseEc2 = (): Json => ({
   provider: {
     type: 'ec2',
     region: 'eu-west-1',
+    operatorCidr: '203.0.113.0/24',
     vpcId: 'vpc-0123456789abcdef0',
     subnetId: 'subnet-01234567',
-    keyName: 'kubemix',
-    linuxInstanceType: 't3.large',
-    windowsInstanceType: 'm5.large',
+    images: { linux: 'ami-0123456789abcdef0', windows: 'ssm:/aws/service/ami-windows-latest/x' },
     endpoint: 'http://127.0.0.1:5000',
-    credentials: { accessKeyId: { env: 'AWS_KEY' }, secretAccessKey: { file: 'secret' } },
+  },
+  nodes: {
+    controlPlane: { count: 1, instanceType: 't3.large' },
+    workers: [{ name: 'windows', os: 'windows', count: 1, instanceType: 'm5.large' }],
   },
 });
 
@@ -133,14 +135,14 @@ const FIELDS: Field[] = [
   f(baseLibvirt, ['provider', 'hypervisors', 0, 'uri'], 'path'),
   f(baseLibvirt, ['provider', 'network', 'cidr']),
   f(baseEc2, ['provider', 'region']),
+  f(baseEc2, ['provider', 'operatorCidr']),
   f(baseEc2, ['provider', 'vpcId']),
   f(baseEc2, ['provider', 'subnetId']),
-  f(baseEc2, ['provider', 'keyName'], 'path'),
-  f(baseEc2, ['provider', 'linuxInstanceType']),
-  f(baseEc2, ['provider', 'windowsInstanceType']),
+  f(baseEc2, ['provider', 'images', 'linux']),
+  f(baseEc2, ['provider', 'images', 'windows']),
   f(baseEc2, ['provider', 'endpoint']),
-  f(baseEc2, ['provider', 'credentials', 'secretAccessKey', 'file'], 'path'),
-  f(baseEc2, ['provider', 'credentials', 'accessKeyId', 'env']),
+  f(baseEc2, ['nodes', 'controlPlane', 'instanceType']),
+  f(baseEc2, ['nodes', 'workers', 0, 'instanceType']),
 ];
 
 /** Keys are fields too: a `vars` or `versions` key with the payload. */
