@@ -19,6 +19,7 @@ describe('a WinRM password kept in secrets.json', () => {
     const asked: string[] = [];
     const transport = await winrmTransportFor(
       windows({ [PASSWORD_SECRET_VAR]: 'ec2_windows_passwords.win-01' }),
+      {},
       async (path) => {
         asked.push(path);
         return 'S3cret!';
@@ -31,6 +32,7 @@ describe('a WinRM password kept in secrets.json', () => {
   it('fails naming the output, never a value, when secrets.json does not hold it', async () => {
     const attempt = winrmTransportFor(
       windows({ [PASSWORD_SECRET_VAR]: 'ec2_windows_passwords.win-01' }),
+      {},
       async () => undefined,
     );
     await expect(attempt).rejects.toBeInstanceOf(SecretRefError);
@@ -41,10 +43,14 @@ describe('a WinRM password kept in secrets.json', () => {
 
   it('leaves a password reference of the spec in charge', async () => {
     let asked = false;
-    await winrmTransportFor(windows({ [PASSWORD_SECRET_VAR]: 'x.y' }, { env: 'SOME_PASSWORD' }), async () => {
-      asked = true;
-      return 'unused';
-    });
+    await winrmTransportFor(
+      windows({ [PASSWORD_SECRET_VAR]: 'x.y' }, { env: 'SOME_PASSWORD' }),
+      {},
+      async () => {
+        asked = true;
+        return 'unused';
+      },
+    );
     expect(asked).toBe(false);
   });
 });

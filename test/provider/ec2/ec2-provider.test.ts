@@ -1,6 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildPlan, buildTeardownPlan } from '../../../src/plan/index.js';
@@ -8,6 +7,7 @@ import { ensureClusterKey } from '../../../src/provider/cluster-key.js';
 import { EC2_KEY_FILE } from '../../../src/provider/ec2/ec2-provider.js';
 import { parseSpecText } from '../../../src/spec/parse.js';
 import { loadVersions } from '../../../src/versions/versions.js';
+import { testTempDirSync } from '../../helpers/temp.js';
 
 const versions = loadVersions();
 const spec = (extra: string[] = []) =>
@@ -81,7 +81,7 @@ describe('the EC2 provider in the plan', () => {
 });
 
 describe('the cluster key for EC2', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'kubemix-ec2-key-'));
+  const dir = testTempDirSync('ec2-key');
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('is RSA 2048 in PEM (PKCS#1), 0600, made once', async () => {

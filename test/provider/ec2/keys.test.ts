@@ -1,12 +1,12 @@
 import { execFileSync } from 'node:child_process';
 import { constants as cryptoConstants, privateDecrypt } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { decryptWindowsPassword, winrmCertificate } from '../../../src/provider/ec2/keys.js';
+import { testTempDirSync } from '../../helpers/temp.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'kubemix-ec2-keys-'));
+const dir = testTempDirSync('ec2-keys');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const openssl = (args: string[], input?: string) =>

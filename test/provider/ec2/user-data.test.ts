@@ -26,7 +26,7 @@ describe('Linux user data (cloud-config)', () => {
   it('names each host after its launch index, names quoted for sh (the quote filter)', () => {
     const [command] = config.runcmd;
     expect(command?.slice(0, 2)).toEqual(['sh', '-c']);
-    expect(linuxUserData({ hostnames: ["o'dd"], publicKey: KEY })).toContain(`set -- 'o'"'"'dd';`);
+    expect(linuxUserData({ hostnames: ["o'dd"], publicKey: KEY })).toContain(`set -- 'o'\\''dd';`);
     expect(command?.[2]).toBe(
       'set -- linux-01 linux-02; shift "$(cloud-init query ds.meta_data.ami_launch_index)"; hostnamectl set-hostname "$1"',
     );
