@@ -9,9 +9,9 @@ import {
 
 /** Container images the manifests pull, as full references (`registry/repo:tag`). */
 export interface ManifestImages {
-  /** Linux flanneld, e.g. `docker.io/flannel/flannel:v0.25.7`. */
+  /** Linux flanneld, e.g. `ghcr.io/flannel-io/flannel:v0.28.9`. */
   flannel: string;
-  /** Linux flannel CNI plugin installer, e.g. `docker.io/flannel/flannel-cni-plugin:v1.5.1-flannel2`. */
+  /** Linux flannel CNI plugin installer, e.g. `ghcr.io/flannel-io/flannel-cni-plugin:v1.9.1-flannel3`. */
   flannel_cni_plugin: string;
   /** Windows flanneld HostProcess image, e.g. `docker.io/sigwindowstools/flannel:v0.21.5-hostprocess`. */
   windows_flannel: string;
