@@ -214,8 +214,8 @@ describe('the images reach the lab cluster as the kubelet reports them', () => {
   it('a pre-pulled image is in the Node status after the join, and a later pull updates it', async () => {
     await shell(await prePullCommand('win2022', '2022'), 'win2022');
     const host = sim.host('win2022');
-    host.fs.write('C:/k/kubelet.exe', 'x');
-    host.fs.write('C:/k/kubeadm.exe', 'x');
+    host.fs.write('C:/k/kubelet.exe', 'kubemix lab stand-in for kubelet.exe v1.36.4');
+    host.fs.write('C:/k/kubeadm.exe', 'kubemix lab stand-in for kubeadm.exe v1.36.4');
     host.fs.write(
       'C:/k/kubeadm-join.yaml',
       `apiVersion: kubeadm.k8s.io/v1beta4\nkind: JoinConfiguration\ndiscovery:\n  bootstrapToken:\n    apiServerEndpoint: "10.233.1.2:6443"\n    token: "${init.token}"\n    caCertHashes:\n      - "${init.caCertHash}"\nnodeRegistration:\n  name: win2022\n`,
