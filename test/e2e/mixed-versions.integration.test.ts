@@ -7,7 +7,7 @@ import { containerdImages } from '../../fixtures/windows-sim/containerd-images.j
 import type { RunEvent } from '../../src/types/events.js';
 import { kubemix, tempClusterDir } from './helpers.js';
 
-// `kubemix up` of a cluster with one Windows Server 2019 and one Windows Server 2022 worker on the
+// `kubemix up` of a cluster with Windows Server 2019, 2022 and 2025 workers (one each) on the
 // mixed lab, as a user runs it: win-webserver must run on both builds (one Deployment per version,
 // each with its RuntimeClass and Server Core image), verify must pass, and the same lab hosts must
 // build again after `down`. The lab refuses an image of the wrong build (containerd's platform
@@ -17,14 +17,15 @@ let clusterDir: string;
 
 const LTSC2019 = 'mcr.microsoft.com/windows/servercore:ltsc2019';
 const LTSC2022 = 'mcr.microsoft.com/windows/servercore:ltsc2022';
+const LTSC2025 = 'mcr.microsoft.com/windows/servercore:ltsc2025';
 const CHECKS = ['node-to-pod', 'pod-to-pod', 'service-vip', 'service-dns', 'nodeport', 'outbound'];
 
 beforeAll(async () => {
   lab = await startMixedClusterLab({
     controllers: 1,
     linuxWorkers: 0,
-    windowsWorkers: 2,
-    windowsVersions: ['2019', '2022'],
+    windowsWorkers: 3,
+    windowsVersions: ['2019', '2022', '2025'],
     rebootDownMs: 300,
     scale: 0,
   });
@@ -65,7 +66,7 @@ function prePullOutput(events: RunEvent[], host: string): string {
     .join('');
 }
 
-describe('a mixed cluster with one Windows Server 2019 and one Windows Server 2022 worker', () => {
+describe('a mixed cluster with Windows Server 2019, 2022 and 2025 workers', () => {
   it('builds and verifies: each version runs its own Server Core, pre-pulled while the control plane came up', async () => {
     const up = await kubemix(['up', lab.specPath, '--cluster-dir', clusterDir]);
     expect(up.stderr).toBe('');
@@ -76,11 +77,15 @@ describe('a mixed cluster with one Windows Server 2019 and one Windows Server 20
     const builds = Object.fromEntries(
       nodes.map((n) => [n.metadata.name, n.metadata.labels?.['node.kubernetes.io/windows-build']]),
     );
-    expect(builds).toMatchObject({ 'win-01': '10.0.17763', 'win-02': '10.0.20348' });
+    expect(builds).toMatchObject({ 'win-01': '10.0.17763', 'win-02': '10.0.20348', 'win-03': '10.0.26100' });
 
     // One RuntimeClass per version present; each version's pods on its build.
     const runtimeClasses = await lab.linux.cluster.listObjects('RuntimeClass');
-    expect(runtimeClasses.map((o) => o.metadata.name).sort()).toEqual(['windows-2019', 'windows-2022']);
+    expect(runtimeClasses.map((o) => o.metadata.name).sort()).toEqual([
+      'windows-2019',
+      'windows-2022',
+      'windows-2025',
+    ]);
     const pods = await winPods();
     expect(
       pods
@@ -95,6 +100,8 @@ describe('a mixed cluster with one Windows Server 2019 and one Windows Server 20
       ['win-webserver-2019', 'win-01', LTSC2019],
       ['win-webserver-2022', 'win-02', LTSC2022],
       ['win-webserver-2022', 'win-02', LTSC2022],
+      ['win-webserver-2025', 'win-03', LTSC2025],
+      ['win-webserver-2025', 'win-03', LTSC2025],
     ]);
 
     // prepare-windows pulled each node's image with ctr and showed the pull; the kubelet then
@@ -103,6 +110,7 @@ describe('a mixed cluster with one Windows Server 2019 and one Windows Server 20
     for (const [host, image] of [
       ['win-01', LTSC2019],
       ['win-02', LTSC2022],
+      ['win-03', LTSC2025],
     ] as const) {
       const output = prePullOutput(events, host);
       expect(output, `${host} pre-pull output`).toMatch(/^elapsed: [\d.]+ *s +total: /m);
@@ -115,10 +123,11 @@ describe('a mixed cluster with one Windows Server 2019 and one Windows Server 20
       outputs: Record<string, Record<string, { results: { cmd: string; stdout: string }[] }>>;
     };
     const verifyOutputs = state.outputs['lab-01']!;
-    expect(verifyOutputs['verify_image_missing']!.results.map((r) => r.stdout)).toEqual(['', '']);
+    expect(verifyOutputs['verify_image_missing']!.results.map((r) => r.stdout)).toEqual(['', '', '']);
     expect(verifyOutputs['verify_rollout']!.results.map((r) => r.cmd.split(' ').slice(-2))).toEqual([
       ['deployment/win-webserver-2019', '--timeout=300s'],
       ['deployment/win-webserver-2022', '--timeout=300s'],
+      ['deployment/win-webserver-2025', '--timeout=300s'],
     ]);
     const kubelet: LabEvent[] = await lab.linux.cluster.events('default');
     for (const pod of pods) {
@@ -141,6 +150,13 @@ describe('a mixed cluster with one Windows Server 2019 and one Windows Server 20
     expect(again.stderr).toBe('');
     expect(again.exitCode).toBe(0);
     for (const check of CHECKS) expect(again.stdout).toMatch(new RegExp(`^${check} +ok `, 'm'));
-    expect((await winPods()).map((p) => nodeOf(p)).sort()).toEqual(['win-01', 'win-01', 'win-02', 'win-02']);
+    expect((await winPods()).map((p) => nodeOf(p)).sort()).toEqual([
+      'win-01',
+      'win-01',
+      'win-02',
+      'win-02',
+      'win-03',
+      'win-03',
+    ]);
   });
 });
