@@ -91,6 +91,27 @@ describe('kubectl apply: strict field validation, as the API server does by defa
   });
 });
 
+describe('kubeadm init without a pod subnet', () => {
+  it('invents none: the node gets no podCIDR, as the controller-manager then allocates none', async () => {
+    const stateDir = await testTempDir('state');
+    const cp = await fakeHost(stateDir, 'cp1', '10.9.0.2');
+    const init = await cp.run('kubeadm', ['init', '--node-name', 'cp1']);
+    expect(init.stderr).toBe('');
+    const admin = join(cp.root, 'etc/kubernetes/admin.conf');
+    const podCidr = await cp.run('kubectl', [
+      '--kubeconfig',
+      admin,
+      'get',
+      'node',
+      'cp1',
+      '-o',
+      'jsonpath={.spec.podCIDR}',
+    ]);
+    expect(podCidr).toEqual({ code: 0, stdout: '', stderr: '' });
+    expect((await ClusterState.open(stateDir).cluster())?.podCIDR).toBe('');
+  });
+});
+
 describe('unknown flags: every stand-in refuses them as the real tool does', () => {
   it('kubectl and kubeadm (cobra): the error, the usage hint, exit 1, nothing done', async () => {
     const { cp, admin, state } = await initialisedHost();
