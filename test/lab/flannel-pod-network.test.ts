@@ -226,3 +226,33 @@ describe('Linux readiness comes from a flannel pod that actually works there', (
     expect((await outcome(state)).web.phase).toBe('Running');
   });
 });
+
+describe("Windows flanneld's lease", () => {
+  it("a Windows net-conf Network that does not hold the node's pod CIDR: no HNS network, Windows pods never start", async () => {
+    const { state, init } = await cluster('10.245.0.0/16');
+    const linuxVars = { ...labManifestVars(), pod_cidr: '10.245.0.0/16' };
+    await applyAll(state, renderManifestObjects('kube-flannel', linuxVars));
+    await state.joinNode({
+      name: 'win1',
+      os: 'windows',
+      address: '10.233.1.200',
+      containerRuntimeVersion: 'containerd://1.7.22',
+      token: init.token,
+      caCertHash: init.caCertHash,
+    });
+    // The Windows side rendered for the default 10.244.0.0/16.
+    for (const name of [
+      'kube-flannel-windows',
+      'kube-proxy-windows',
+      'runtimeclasses',
+      'win-webserver',
+    ] as const)
+      await applyAll(state, renderManifestObjects(name, labManifestVars()));
+    const web = (await state.pods('default')).filter((p) => p.metadata.name.startsWith('win-webserver-'));
+    expect(web.map((p) => (p['status'] as { phase: string }).phase)).toEqual(['Pending', 'Pending']);
+    const sandbox = (await state.events('default')).find((e) => e.reason === 'FailedCreatePodSandBox');
+    expect(sandbox?.message).toContain(
+      'Network flannel.4096 not found (kubemix lab: flanneld does not run on win1: E main.go] Error registering network: failed to acquire lease: subnet "10.244.0.0/16" specified in the flannel net config doesn\'t contain "10.245.2.0/24" PodCIDR of the "win1" node)',
+    );
+  });
+});
