@@ -107,7 +107,9 @@ describe('kubemix up fails in the lab where a real cluster would refuse', () => 
       },
     ]);
     expect(up.exitCode).not.toBe(0);
-    expect(up.output).toMatch(/error: unknown flag: --node-nmae\n\s*See 'kubectl rollout status --help' for usage\./);
+    expect(up.output).toMatch(
+      /error: unknown flag: --node-nmae\n\s*See 'kubectl rollout status --help' for usage\./,
+    );
   });
 
   it('no pod subnet in the kubeadm config: no node CIDRs, flanneld cannot get a lease', {

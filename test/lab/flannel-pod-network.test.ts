@@ -94,7 +94,8 @@ describe('the pod subnet: kubeadm invents none, flanneld needs its node CIDR ins
     const { state } = await cluster('');
     await applyAll(state, [...flannel(), web]);
     const w1 = await state.getObject('Node', undefined, 'w1');
-    expect((w1?.['spec'] as { podCIDR?: string }).podCIDR).toBeUndefined();
+    expect(w1).toBeDefined();
+    expect((w1!['spec'] as { podCIDR?: string }).podCIDR).toBeUndefined();
     // install-cni ran: the node is Ready even though flanneld crash-loops (as on a real node).
     expect(ready(w1)).toBe('True');
     const { flannel: f, web: w } = await outcome(state);
