@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# Usage: scripts/kubernetes-schemas.sh [--spec-only] [VERSION...]
 # Builds the offline Kubernetes schemas that the tests' manifest checks (kubeconform -strict) and
 # the lab's API server stand-in (unknown fields, fixtures/lab/state/strict-fields.ts) read, for
 # each Kubernetes version given (default: `kubernetes:` of playbooks/versions.yaml):
@@ -28,19 +29,22 @@ cache="${KUBEMIX_SCHEMA_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/kubemix/kubernete
 go_bin="$(command -v go || echo /usr/local/go/bin/go)"
 mkdir -p "$cache/bin"
 
+# --spec-only: the OpenAPI specs alone (what the lab's API server stand-in reads), no JSON schemas.
+spec_only=no
+if [ "${1:-}" = --spec-only ]; then spec_only=yes; shift; fi
 versions=("$@")
 if [ "${#versions[@]}" -eq 0 ]; then
   versions=("$(sed -n 's/^kubernetes: *"\{0,1\}\([0-9][0-9.]*\)"\{0,1\} *$/\1/p' playbooks/versions.yaml)")
 fi
 
-if [ "$(cat "$cache/bin/kubeconform.version" 2>/dev/null)" != "$KUBECONFORM_VERSION" ]; then
+if [ "$spec_only" = no ] && [ "$(cat "$cache/bin/kubeconform.version" 2>/dev/null)" != "$KUBECONFORM_VERSION" ]; then
   echo "kubernetes-schemas: installing kubeconform $KUBECONFORM_VERSION"
   GOBIN="$cache/bin" "$go_bin" install "github.com/yannh/kubeconform/cmd/kubeconform@$KUBECONFORM_VERSION"
   echo "$KUBECONFORM_VERSION" >"$cache/bin/kubeconform.version"
 fi
 
 venv="$cache/openapi2jsonschema-venv"
-if [ ! -x "$venv/bin/openapi2jsonschema" ]; then
+if [ "$spec_only" = no ] && [ ! -x "$venv/bin/openapi2jsonschema" ]; then
   echo "kubernetes-schemas: installing openapi2jsonschema into $venv"
   rm -rf "$venv"
   python3 -m venv "$venv"
@@ -64,7 +68,7 @@ for version in "${versions[@]}"; do
     mv "$spec.partial" "$spec"
   fi
   strict="$cache/v$version-standalone-strict"
-  if [ ! -s "$strict/pod-v1.json" ]; then
+  if [ "$spec_only" = no ] && [ ! -s "$strict/pod-v1.json" ]; then
     echo "kubernetes-schemas: strict JSON schemas of Kubernetes v$version"
     build="$cache/.build-v$version"
     rm -rf "$build"

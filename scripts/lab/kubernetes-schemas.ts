@@ -4,7 +4,7 @@
  * kubeconform's layout, and kubeconform itself. The tests' manifest checks and the lab's API
  * server stand-in read them; nothing is fetched at test time.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 
@@ -36,12 +36,24 @@ export class MissingSchemasError extends Error {
   }
 }
 
-/** The OpenAPI v2 spec (`api/openapi-spec/swagger.json`) of a Kubernetes release; throws when not built. */
+/**
+ * The OpenAPI v2 spec (`api/openapi-spec/swagger.json`) of a Kubernetes release, else of the newest
+ * cached patch release of the same minor (patch releases change no API: Kubernetes patch releases
+ * carry fixes only, https://kubernetes.io/releases/patch-releases/); throws when neither is built.
+ */
 export function openApiSpecPath(version: string): string {
   const release = releaseVersion(version);
-  const path = join(schemaCacheDir(), `v${release}`, 'swagger.json');
-  if (!existsSync(path)) throw new MissingSchemasError('the OpenAPI spec', release);
-  return path;
+  const cache = schemaCacheDir();
+  const exact = join(cache, `v${release}`, 'swagger.json');
+  if (existsSync(exact)) return exact;
+  const minor = release.split('.').slice(0, 2).join('.');
+  const patches = (existsSync(cache) ? readdirSync(cache) : [])
+    .map((entry) => /^v(\d+\.\d+)\.(\d+)$/.exec(entry))
+    .filter((m): m is RegExpExecArray => m?.[1] === minor)
+    .filter((m) => existsSync(join(cache, m[0], 'swagger.json')))
+    .sort((a, b) => Number(b[2]) - Number(a[2]));
+  if (patches[0]) return join(cache, patches[0][0], 'swagger.json');
+  throw new MissingSchemasError('the OpenAPI spec', release);
 }
 
 /** kubeconform's `-schema-location` template for the strict schemas of the cache. */
