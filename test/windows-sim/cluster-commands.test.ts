@@ -197,6 +197,20 @@ describe('PrepareNode.ps1', () => {
 });
 
 describe('kubeadm.exe join and the kubelet service', () => {
+  it("refuses a flag kubeadm does not define with kubeadm's words, before joining anything", async () => {
+    await prepare();
+    sim.host('win1').fs.write('C:/k/kubeadm-join.yaml', joinConfig());
+    const typo = await shell(`${JOIN} --node-nmae win1`);
+    expect(typo).toMatchObject({
+      code: 1,
+      stderr:
+        'unknown flag: --node-nmae\r\nTo see the stack trace of this error execute with --v=5 or higher\r\n',
+    });
+    expect((await state.read()).nodes.map((n) => n.name)).toEqual(['cp1']);
+    expect(sim.host('win1').fs.exists('C:/etc/kubernetes/kubelet.conf')).toBe(false);
+    expect((await shell('& C:/k/kubeadm.exe reset --forc')).stderr).toMatch(/^unknown flag: --forc\r\n/);
+  });
+
   it('joins through the lab cluster with the JoinConfiguration, writes kubelet files, and links kubelet to the node', async () => {
     const host = sim.host('win1');
     await prepare();

@@ -143,6 +143,18 @@ describe('ctr.exe images pull', () => {
     );
   });
 
+  it("refuses a flag ctr does not define with urfave/cli's words, before pulling anything", async () => {
+    const sub = await shell(`${CTR} -n k8s.io images pull --platfrom windows/amd64 ${LTSC2022}`, 'win2022');
+    expect(sub).toMatchObject({
+      code: 1,
+      stdout: 'Incorrect Usage: flag provided but not defined: -platfrom\r\n',
+      stderr: 'ctr: flag provided but not defined: -platfrom\r\n',
+    });
+    const global = await shell(`${CTR} --namespac k8s.io images ls`, 'win2022');
+    expect(global.stdout).toBe('Incorrect Usage. flag provided but not defined: -namespac\r\n');
+    expect(containerdImages(sim.host('win2022')).size).toBe(0);
+  });
+
   it('cannot reach containerd before it runs', async () => {
     sim.host('win2022').service('containerd')!.state = 'stopped';
     const ran = await shell(`${CTR} -n k8s.io images pull ${LTSC2022}`, 'win2022');
