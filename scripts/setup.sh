@@ -40,6 +40,10 @@ npm run build --silent
 # stand-in refuses unknown fields from its OpenAPI spec, and the tests check manifests with
 # kubeconform -strict against its strict JSON schemas (Go module proxy and PyPI, never GitHub).
 bash scripts/kubernetes-schemas.sh
+# The release of the oldest supported minor the e2e tests build and the manifest checks validate
+# against (test/helpers/kubernetes-test-versions.ts names the same release).
+OLDEST_TESTED_KUBERNETES=1.35.4
+bash scripts/kubernetes-schemas.sh "$OLDEST_TESTED_KUBERNETES"
 # The releases the lab's own tests start clusters with (test/lab/helpers.ts and the other lab
 # tests' initCluster calls): their OpenAPI specs, for the API server stand-in. Add a minor here
 # when a test starts a cluster of another one.

@@ -1,4 +1,4 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
@@ -7,6 +7,7 @@ import {
   SCHEMA_CACHE_ENV,
   schemaCacheDir,
 } from '../../scripts/lab/kubernetes-schemas.js';
+import { OLDEST_TESTED_KUBERNETES } from '../helpers/kubernetes-test-versions.js';
 import { testTempDir } from '../helpers/temp.js';
 
 // Where the lab and the manifest checks find the offline Kubernetes schemas (scripts/kubernetes-schemas.sh).
@@ -47,5 +48,15 @@ describe('the OpenAPI spec of a Kubernetes release', () => {
     expect(schemaCacheDir({ [SCHEMA_CACHE_ENV]: '/x' })).toBe('/x');
     expect(schemaCacheDir({ XDG_CACHE_HOME: '/c', HOME: '/h' })).toBe('/c/kubemix/kubernetes-schemas');
     expect(schemaCacheDir({ HOME: '/h' })).toBe('/h/.cache/kubemix/kubernetes-schemas');
+  });
+});
+
+describe('the schemas scripts/setup.sh builds', () => {
+  it("include the oldest supported minor's release the tests install", async () => {
+    const setup = await readFile(new URL('../../scripts/setup.sh', import.meta.url), 'utf8');
+    expect(setup).toMatch(
+      new RegExp(`^OLDEST_TESTED_KUBERNETES=${OLDEST_TESTED_KUBERNETES.replaceAll('.', '\\.')}$`, 'm'),
+    );
+    expect(setup).toMatch(/^bash scripts\/kubernetes-schemas\.sh "\$OLDEST_TESTED_KUBERNETES"$/m);
   });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { renderManifestObjects } from '../../src/manifests/index.js';
+import { DEFAULT_KUBERNETES, OLDEST_TESTED_KUBERNETES } from '../helpers/kubernetes-test-versions.js';
 import { embeddedPowerShell, parsePowerShell } from '../helpers/parse-powershell.js';
 import { validateManifestObjects } from '../helpers/validate-manifests.js';
 import { DEFAULT_VARS } from './manifest-vars.js';
@@ -54,7 +55,7 @@ describe('validateManifestObjects rejects what the API server would reject', () 
       {
         object: 'Widget w',
         path: '',
-        message: 'unknown apiVersion/kind example.com/v1/Widget (no schema in Kubernetes v1.31.2)',
+        message: `unknown apiVersion/kind example.com/v1/Widget (no schema in Kubernetes v${DEFAULT_KUBERNETES})`,
       },
     ]);
   });
@@ -82,7 +83,9 @@ describe('validateManifestObjects rejects what the API server would reject', () 
   });
 
   it("checks against the given release's schemas, and says how to build ones that are missing", () => {
-    expect(validateManifestObjects([daemonSet()], { kubernetesVersion: 'v1.31.2' })).toEqual([]);
+    expect(
+      validateManifestObjects([daemonSet()], { kubernetesVersion: `v${OLDEST_TESTED_KUBERNETES}` }),
+    ).toEqual([]);
     expect(() => validateManifestObjects([daemonSet()], { kubernetesVersion: '1.9.99' })).toThrow(
       /of Kubernetes v1\.9\.99 is not in .*: run scripts\/kubernetes-schemas\.sh 1\.9\.99/,
     );
