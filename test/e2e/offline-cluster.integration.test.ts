@@ -8,6 +8,7 @@ import { parse, stringify } from 'yaml';
 import { type MixedClusterLab, startMixedClusterLab } from '../../fixtures/cluster-lab/mixed-lab.js';
 import type { HostState } from '../../fixtures/lab/standins/runtime.js';
 import { normalizeImageRef } from '../../fixtures/lab/standins/tools/image-archive.js';
+import { type LabStaticRelease, makeStaticRelease } from '../../fixtures/lab/static-release.js';
 import { offlineHostInfo } from '../../fixtures/windows-sim/cluster-commands-offline.js';
 import { type Artifact, loadArtifactsFile, renderArtifacts } from '../../src/artifacts/index.js';
 import { loadClusterContext } from '../../src/cli/cluster-context.js';
@@ -15,7 +16,6 @@ import { artifactsCommand } from '../../src/cli/commands/artifacts.js';
 import type { InventoryHost } from '../../src/types/inventory.js';
 import { loadVersions } from '../../src/versions/versions.js';
 import { fillArtifactsDir } from '../artifacts/offline-fixtures.js';
-import { type LabStaticRelease, makeStaticRelease } from '../playbooks-cluster/static-release.js';
 import { kubemix, tempClusterDir } from './helpers.js';
 
 // Offline mode end to end: `kubemix artifacts` fills a directory from a loopback mirror, then
@@ -85,7 +85,7 @@ beforeAll(async () => {
     artifacts_node_dir: '/var/lib/kubemix-lab/artifacts',
   };
   const pinned = loadVersions();
-  release = await makeStaticRelease({ containerd: pinned['containerd-linux']!, runc: pinned['runc-linux']! });
+  release = makeStaticRelease({ containerd: pinned['containerd-linux']!, runc: pinned['runc-linux']! });
   // Lab-made Debian 13 packages: other revisions, no digest (trust on first download).
   doc['versions'] = {
     'debian-13-containerd': '1.7.24~ds1-6+lab1',

@@ -5,10 +5,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ClusterLab, startClusterLab } from '../../fixtures/lab/cluster-lab.js';
 import { compiledStandinsDir } from '../../fixtures/lab/install-standins.js';
 import type { HostState } from '../../fixtures/lab/standins/runtime.js';
+import {
+  type LabStaticRelease,
+  makeStaticRelease,
+  publishStaticRelease,
+} from '../../fixtures/lab/static-release.js';
 import { loadVersions } from '../../src/versions/versions.js';
 import { testTempDir } from '../helpers/temp.js';
 import { failures, labPlanVars, labSsh, runClusterPlays } from './helpers.js';
-import { type LabStaticRelease, makeStaticRelease, publishStaticRelease } from './static-release.js';
 
 // Where prepare-linux gets containerd, on lab hosts that play Debian 12 (bookworm: containerd
 // 1.6.20, below containerd's minimum for Kubernetes 1.31) and Debian 13 (trixie: 1.7.24, above
@@ -37,7 +41,7 @@ const hadRealContainerd = existsSync('/usr/local/bin/containerd');
 beforeAll(async () => {
   internetDir = await testTempDir('lab-internet');
   const pinned = loadVersions();
-  release = await makeStaticRelease({ containerd: pinned['containerd-linux']!, runc: pinned['runc-linux']! });
+  release = makeStaticRelease({ containerd: pinned['containerd-linux']!, runc: pinned['runc-linux']! });
   await publishStaticRelease(internetDir, release);
   lab = await startClusterLab({
     count: 7,
@@ -181,7 +185,7 @@ describe('prepare-linux: containerd for Kubernetes 1.31', () => {
   });
 
   it('a static release pin below the minimum stops before anything is downloaded', async () => {
-    const old = await makeStaticRelease({ containerd: '1.7.19', runc: '1.1.13' });
+    const old = makeStaticRelease({ containerd: '1.7.19', runc: '1.1.13' });
     const run = await prepare(HOSTS.bookwormOldPin, old.versions);
     expect(failures(run)).toContain(
       'versions containerd-linux: containerd 1.7.19 is below the minimum for Kubernetes 1.31, 2.1.0+, 2.0.0+, 1.7.20+ or 1.6.34+',
