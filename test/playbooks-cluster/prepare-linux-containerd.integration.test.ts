@@ -170,9 +170,13 @@ describe("prepare-linux: containerd for the cluster's Kubernetes version", () =>
   });
 
   it('a static release file whose SHA-256 differs from the pin fails naming the file; nothing is installed', async () => {
-    // The pinned digests are upstream's: the lab-made tarball is not that file.
-    const run = await prepare(HOSTS.bookwormWrongDigest);
+    // The digests playbooks/versions.yaml pins are upstream's: the lab-made tarball is not that file.
     const pinned = loadVersions();
+    const run = await prepare(HOSTS.bookwormWrongDigest, {
+      'containerd-linux-sha256': pinned['containerd-linux-sha256']!,
+      'runc-linux-sha256': pinned['runc-linux-sha256']!,
+      'containerd-linux-service-sha256': pinned['containerd-linux-service-sha256']!,
+    });
     expect(failures(run)).toContain(
       `containerd-${pinned['containerd-linux']}-linux-amd64.tar.gz: SHA-256 is ${release.versions['containerd-linux-sha256']}, expected ${pinned['containerd-linux-sha256']} (versions containerd-linux-sha256)`,
     );
