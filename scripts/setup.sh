@@ -11,6 +11,8 @@
 # downloads); debootstrap, fdisk and e2fsprogs build the small Debian test image
 # (scripts/libvirt/build-test-image.sh). Nothing is started here: the tests start libvirtd themselves.
 # python3-venv: moto, the EC2 emulator the EC2 provider is tested against, lives in a venv.
+# Go (kubeconform, the k8s.io/kubernetes module's OpenAPI spec) and Python 3 with venv
+# (openapi2jsonschema) come with the machine: scripts/kubernetes-schemas.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -59,4 +61,18 @@ if [ ! -x .tools/moto/bin/moto_server ] || ! .tools/moto/bin/python -c "import m
 fi
 
 npm run build --silent
+
+# Offline Kubernetes schemas for the version playbooks/versions.yaml installs: the lab's API server
+# stand-in refuses unknown fields from its OpenAPI spec, and the tests check manifests with
+# kubeconform -strict against its strict JSON schemas (Go module proxy and PyPI, never GitHub).
+bash scripts/kubernetes-schemas.sh
+# The release of the oldest supported minor the e2e tests build and the manifest checks validate
+# against (test/helpers/kubernetes-test-versions.ts names the same release).
+OLDEST_TESTED_KUBERNETES=1.35.4
+bash scripts/kubernetes-schemas.sh "$OLDEST_TESTED_KUBERNETES"
+# The releases the lab's own tests start clusters with (test/lab/helpers.ts and the other lab
+# tests' initCluster calls): their OpenAPI specs, for the API server stand-in. Add a minor here
+# when a test starts a cluster of another one.
+LAB_TEST_KUBERNETES_VERSIONS=(1.31.2)
+bash scripts/kubernetes-schemas.sh --spec-only "${LAB_TEST_KUBERNETES_VERSIONS[@]}"
 echo "setup: done"

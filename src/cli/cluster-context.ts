@@ -9,8 +9,11 @@ import { withLocalImageDigests } from '../provider/libvirt/image-digest.js';
 import { loadSpec } from '../spec/index.js';
 import type { ClusterSpec } from '../spec/schema.js';
 import type { Plan } from '../types/plan.js';
+import { WINDOWS_VERSIONS } from '../types/windows.js';
+import { kubernetesSupport } from '../versions/kubernetes-support.js';
 import { loadVersions, type Versions } from '../versions/versions.js';
 import { choiceOption, intOption } from './options.js';
+import { err } from './output.js';
 
 /** What every cluster command works from: the spec, pinned versions, the plans and the cluster directory. */
 export interface ClusterContext {
@@ -54,7 +57,7 @@ export async function loadClusterContext(
   const windowsVersion = choiceOption(
     'windows-version',
     values['windows-version'] as string | undefined,
-    ['2019', '2022'] as const,
+    WINDOWS_VERSIONS,
   );
   if (windowsVersion !== undefined) shortForm.windowsVersion = windowsVersion;
   if (values['hypervisor'] !== undefined) shortForm.hypervisors = values['hypervisor'] as string[];
@@ -75,6 +78,8 @@ export async function loadClusterContext(
   const source = loaded.source;
   const spec = await withLocalImageDigests(loaded.spec, source);
   const versions = loadVersions(spec.versions ?? {}, source);
+  const support = kubernetesSupport(spec.kubernetes.version ?? versions['kubernetes'] ?? '');
+  if (support.kind === 'untested') err(`kubemix: warning: ${support.message}`);
   const clusterDir = values['cluster-dir']
     ? resolve(String(values['cluster-dir']))
     : defaultClusterDir(spec.name);

@@ -43,6 +43,10 @@ const commands: Record<string, Command> = {
     load: async () => (await import('./commands/artifacts.js')).artifactsCommand,
     summary: 'download every file the build needs into a directory (offline mode), or --check one',
   },
+  versions: {
+    load: async () => (await import('./commands/versions.js')).versionsCommand,
+    summary: 'print every component, its version or pin, where it goes and where it comes from',
+  },
   schema: {
     load: async () => (await import('./commands/schema.js')).schemaCommand,
     summary: 'print the JSON Schema of cluster specs',

@@ -27,7 +27,7 @@ export const SHORT_FORM_OPTIONS = {
 
 export const SHORT_FORM_HELP = `Short-form options (with a spec like k8s-libvirt-1-1-1 = distro-driver-controllers-computes-hypervisors):
   --windows-workers N        how many of the computes are Windows workers (default 0)
-  --windows-version V        Windows Server 2019 or 2022 (default 2022)
+  --windows-version V        Windows Server 2019, 2022 or 2025 (default 2022)
   --hypervisor HOST          a hypervisor address ([user@]host[:port]); repeat for more;
                              none: the local machine is the only hypervisor
   --kubernetes-version V     Kubernetes version (default: playbooks/versions.yaml)

@@ -16,6 +16,7 @@ export {
   type ManifestImages,
   type ManifestVars,
   type ManifestVarsExtra,
+  manifestImages,
   manifestVarsFromPlanVars,
 } from './vars.js';
 export {

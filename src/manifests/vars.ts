@@ -9,9 +9,9 @@ import {
 
 /** Container images the manifests pull, as full references (`registry/repo:tag`). */
 export interface ManifestImages {
-  /** Linux flanneld, e.g. `docker.io/flannel/flannel:v0.25.7`. */
+  /** Linux flanneld, e.g. `ghcr.io/flannel-io/flannel:v0.28.9`. */
   flannel: string;
-  /** Linux flannel CNI plugin installer, e.g. `docker.io/flannel/flannel-cni-plugin:v1.5.1-flannel2`. */
+  /** Linux flannel CNI plugin installer, e.g. `ghcr.io/flannel-io/flannel-cni-plugin:v1.9.1-flannel3`. */
   flannel_cni_plugin: string;
   /** Windows flanneld HostProcess image, e.g. `docker.io/sigwindowstools/flannel:v0.21.5-hostprocess`. */
   windows_flannel: string;
@@ -159,15 +159,6 @@ export function manifestVarsFromPlanVars(
   extra: ManifestVarsExtra,
 ): ManifestVars {
   const versions = (planVars['versions'] ?? {}) as Record<string, unknown>;
-  const version = (name: string): string => {
-    const value = versions[name];
-    if (typeof value !== 'string' || value === '') {
-      throw new ManifestError('plan vars', `versions entry "${name}" is ${describe(value)}`, {
-        variable: `versions.${name}`,
-      });
-    }
-    return value;
-  };
   const vars = {
     pod_cidr: planVars['pod_cidr'],
     service_cidr: planVars['service_cidr'],
@@ -177,13 +168,32 @@ export function manifestVarsFromPlanVars(
     api_server_host: extra.apiServerHost,
     api_server_port: extra.apiServerPort,
     windows_workloads: windowsWorkloads(extra.windowsVersions),
-    images: {
-      flannel: imageRef('docker.io/flannel/flannel', version('flannel')),
-      flannel_cni_plugin: imageRef('docker.io/flannel/flannel-cni-plugin', version('flannel-cni-plugin')),
-      windows_flannel: imageRef('docker.io/sigwindowstools/flannel', version('windows-flannel-image')),
-      windows_kube_proxy: windowsKubeProxyImage(versions, extra.kubernetesVersion),
-    },
+    images: manifestImages(versions, extra.kubernetesVersion),
   };
   checkManifestVars('plan vars', vars);
   return vars;
+}
+
+/**
+ * The images the manifests pull, from the versions entries `flannel`, `flannel-cni-plugin`,
+ * `windows-flannel-image` (a bare tag gets the upstream repository) and the cluster's Kubernetes
+ * version (the Windows kube-proxy image, unless `windows-kube-proxy-image` overrides it). Throws a
+ * ManifestError naming a missing entry.
+ */
+export function manifestImages(versions: Record<string, unknown>, kubernetesVersion: string): ManifestImages {
+  const version = (name: string): string => {
+    const value = versions[name];
+    if (typeof value !== 'string' || value === '') {
+      throw new ManifestError('plan vars', `versions entry "${name}" is ${describe(value)}`, {
+        variable: `versions.${name}`,
+      });
+    }
+    return value;
+  };
+  return {
+    flannel: imageRef('docker.io/flannel/flannel', version('flannel')),
+    flannel_cni_plugin: imageRef('docker.io/flannel/flannel-cni-plugin', version('flannel-cni-plugin')),
+    windows_flannel: imageRef('docker.io/sigwindowstools/flannel', version('windows-flannel-image')),
+    windows_kube_proxy: windowsKubeProxyImage(versions, kubernetesVersion),
+  };
 }

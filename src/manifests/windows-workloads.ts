@@ -7,7 +7,7 @@
  * Process-isolated Windows containers need an image built for the host's Windows build
  * (Microsoft Learn, "Windows container version compatibility":
  * https://learn.microsoft.com/en-us/virtualization/windowscontainers/deploy-containers/version-compatibility),
- * so a cluster with Windows Server 2019 and 2022 nodes needs one workload per version, each kept
+ * so a cluster with Windows Server 2019, 2022 and 2025 nodes needs one workload per version, each kept
  * on its build by a RuntimeClass whose scheduling.nodeSelector names the kubelet's
  * `node.kubernetes.io/windows-build` label (Kubernetes docs, "Guide for Running Windows Containers
  * in Kubernetes" > "Ensuring OS-specific workloads land on the appropriate container host",
@@ -15,19 +15,22 @@
  * https://kubernetes.io/docs/concepts/containers/runtime-class/#scheduling).
  */
 
-/** Windows Server versions kubemix supports (the spec's `windowsVersion`). */
-export const WINDOWS_VERSIONS = ['2019', '2022'] as const;
+import { WINDOWS_VERSIONS, type WindowsVersion } from '../types/windows.js';
 
-/** A Windows Server version kubemix supports. */
-export type WindowsVersion = (typeof WINDOWS_VERSIONS)[number];
+export { WINDOWS_VERSIONS, type WindowsVersion };
 
 /**
  * Build (`major.minor.build`, the value of the kubelet's `node.kubernetes.io/windows-build` label)
- * and the mcr.microsoft.com/windows/servercore tag built for it, per version.
+ * and the mcr.microsoft.com/windows/servercore tag built for it, per version: Microsoft Learn,
+ * "Windows container version compatibility" (Windows Server 2025: build 26100, 2022: 20348, 2019:
+ * 17763) and the servercore tags ltsc2025 / ltsc2022 / ltsc2019 of the "Windows container base
+ * images" page; Kubernetes lists Windows Server 2025 among its supported Windows versions since
+ * December 2025 (docs "Windows containers in Kubernetes" > "Windows OS version compatibility").
  */
 const VERSION_FACTS: Record<WindowsVersion, { build: string; servercoreTag: string }> = {
   '2019': { build: '10.0.17763', servercoreTag: 'ltsc2019' },
   '2022': { build: '10.0.20348', servercoreTag: 'ltsc2022' },
+  '2025': { build: '10.0.26100', servercoreTag: 'ltsc2025' },
 };
 
 /** The containerd handler for process-isolated Windows containers (containerd's runhcs shim). */
@@ -50,7 +53,7 @@ export const WORKLOAD_PULL_SECONDS = 1260;
 
 /** One Windows workload of a cluster: everything the templates and playbooks need for a version. */
 export interface WindowsWorkload {
-  /** Windows Server version, `2019` or `2022`. */
+  /** Windows Server version: `2019`, `2022` or `2025`. */
   version: WindowsVersion;
   /** The Windows build its nodes report (`node.kubernetes.io/windows-build`). */
   build: string;

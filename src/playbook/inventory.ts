@@ -4,6 +4,7 @@ import { SpecError } from '../errors/index.js';
 import { secretReference } from '../executor/secret-reference.js';
 import { isTemplate } from '../template/index.js';
 import type { ConnectionKind, HostCredentials, HostRole, InventoryHost } from '../types/inventory.js';
+import { WINDOWS_VERSIONS, type WindowsVersion } from '../types/windows.js';
 import { referenceVariableFor, SECRET_VARIABLE_NAMES } from './connection-secrets.js';
 import { inventoryVarProblem } from './inventory-fields.js';
 import type { Inventory, InventoryGroup } from './types.js';
@@ -314,8 +315,8 @@ export function toInventoryHost(name: string, vars: Record<string, unknown>, gro
   if (Object.keys(credentials).length > 0) host.credentials = credentials;
   const policy = str(vars['kubemix_host_key_policy']);
   if (policy === 'strict' || policy === 'accept-new') host.hostKeyPolicy = policy;
-  if (str(vars['kubemix_windows_version']) === '2019' || str(vars['kubemix_windows_version']) === '2022') {
-    host.windowsVersion = str(vars['kubemix_windows_version']) as '2019' | '2022';
-  }
+  const windowsVersion = str(vars['kubemix_windows_version']);
+  if ((WINDOWS_VERSIONS as readonly (string | undefined)[]).includes(windowsVersion))
+    host.windowsVersion = windowsVersion as WindowsVersion;
   return host;
 }

@@ -2,6 +2,7 @@ import type { ClusterSpec } from '../spec/schema.js';
 import type { ConnectionKind, HostCredentials, HostOs, InventoryHost } from '../types/inventory.js';
 import type { PlanStep } from '../types/plan.js';
 import type { ProviderResource } from '../types/provision.js';
+import type { WindowsVersion } from '../types/windows.js';
 import type { Versions } from '../versions/versions.js';
 
 /** A Kubernetes node the spec asks for, before a provider gives it a machine. */
@@ -12,7 +13,7 @@ export interface NodeRequest {
   os: HostOs;
   connection: ConnectionKind;
   credentials?: HostCredentials;
-  windowsVersion?: '2019' | '2022';
+  windowsVersion?: WindowsVersion;
   vcpus?: number;
   memoryGiB?: number;
   diskGiB?: number;

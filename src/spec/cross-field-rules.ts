@@ -1,5 +1,6 @@
 import { cidrsOverlap, parseCidr } from './cidr.js';
 import { windowsKubeProxySkewRule } from './kube-proxy-skew-rule.js';
+import { kubernetesVersionRule } from './kubernetes-version-rule.js';
 import { type CrossFieldRule, duplicateNames, generatedNodeName } from './rule-helpers.js';
 import {
   DEFAULT_EC2_VPC_CIDR,
@@ -219,6 +220,7 @@ export const CROSS_FIELD_RULES: readonly CrossFieldRule[] = [
   uniqueNamesRule,
   generatedNodeNamesRule,
   cidrOverlapRule,
+  kubernetesVersionRule,
   windowsKubeProxySkewRule,
   ec2NetworkRule,
   sizingRule,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { WINDOWS_VERSIONS } from '../types/windows.js';
 import { parseCidr } from './cidr.js';
 import { ENV_NAME_MESSAGE, isEnvName } from './field-patterns.js';
 import * as field from './field-schemas.js';
@@ -275,9 +276,9 @@ const workerGroupObject = z.strictObject({
   name: dnsLabel,
   os: z.enum(['linux', 'windows']),
   windowsVersion: z
-    .enum(['2019', '2022'])
+    .enum(WINDOWS_VERSIONS)
     .optional()
-    .describe('Windows Server version (windows groups only; default 2022).'),
+    .describe(`Windows Server version: ${WINDOWS_VERSIONS.join(', ')} (windows groups only; default 2022).`),
   count: z.number().int().min(0).max(1000),
   ...sizing,
   connection: connectionSchema.optional().describe('Default: ssh for linux, winrm for windows.'),

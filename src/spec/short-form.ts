@@ -1,4 +1,5 @@
 import { SpecError, type SpecIssue } from '../errors/index.js';
+import type { WindowsVersion } from '../types/windows.js';
 import { parseHypervisorAddress } from './hypervisor-address.js';
 import { type ClusterSpec, type ClusterSpecInput, LOCAL_HYPERVISOR } from './schema.js';
 import type { SpecPath } from './spec-view.js';
@@ -8,7 +9,7 @@ import { validateSpecInput } from './validate.js';
 export interface ShortFormOptions {
   /** How many of the computes are Windows workers (default 0). */
   windowsWorkers?: number;
-  windowsVersion?: '2019' | '2022';
+  windowsVersion?: WindowsVersion;
   /** Hypervisor addresses, `host`, `user@host` or `user@host:port`; default: the local machine. */
   hypervisors?: string[];
   kubernetesVersion?: string;

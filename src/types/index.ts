@@ -6,3 +6,4 @@ export * from './plan.js';
 export * from './provision.js';
 export * from './step.js';
 export * from './transport.js';
+export * from './windows.js';

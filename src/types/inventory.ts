@@ -1,3 +1,5 @@
+import type { WindowsVersion } from './windows.js';
+
 /** Operating systems kubemix manages. */
 export type HostOs = 'linux' | 'windows';
 
@@ -40,7 +42,7 @@ export interface InventoryHost {
   /** Node group the host belongs to (`control-plane`, a worker group name, or `hypervisors`). */
   group: string;
   /** Windows Server version, for Windows hosts. */
-  windowsVersion?: '2019' | '2022';
+  windowsVersion?: WindowsVersion;
   credentials?: HostCredentials;
   /** Host-key policy for SSH: strict for user-listed hosts, accept-new for hosts kubemix created. */
   hostKeyPolicy?: 'strict' | 'accept-new';

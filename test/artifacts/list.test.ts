@@ -164,7 +164,9 @@ describe('playbooks/artifacts.yaml rendered for a spec', () => {
       workloads.map((w) => w.image),
     );
     expect(byName(artifacts, 'kube-apiserver').image).toBe(`registry.k8s.io/kube-apiserver:v${version}`);
-    expect(byName(artifacts, 'etcd').image).toBe('registry.k8s.io/etcd:3.5.15-0');
+    expect(byName(artifacts, 'etcd').image).toBe(
+      `registry.k8s.io/etcd:${loadArtifactsFile()['kubeadm-images']['1.36']!.etcd}`,
+    );
     for (const a of artifacts.filter((x) => x.kind === 'image')) {
       expect(a.url).toBeUndefined();
       expect(a.file).toMatch(/\.tar$/);
@@ -176,6 +178,7 @@ describe('playbooks/artifacts.yaml rendered for a spec', () => {
     const windows = artifacts.filter((a) => a.os === 'windows' && a.kind !== 'image');
     expect(windows.map((a) => a.name).sort()).toEqual([
       'containerd-windows',
+      'crictl-windows',
       'install-containerd-script',
       'kubeadm-windows',
       'kubelet-windows',

@@ -1,7 +1,9 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { execa } from 'execa';
+import { pinnedDownloads } from '../../fixtures/windows-sim/cluster-commands-support.js';
 import type { Artifact } from '../../src/artifacts/index.js';
+import { loadVersions } from '../../src/versions/versions.js';
 import { testTempDir } from '../helpers/temp.js';
 
 /** A real (tiny) Debian package made with dpkg-deb: control fields only and one doc file. */
@@ -97,6 +99,9 @@ export const DEB_DEPENDS: Record<string, string[]> = {
  */
 export async function fillArtifactsDir(dir: string, list: readonly Artifact[]): Promise<string> {
   await mkdir(dir, { recursive: true });
+  // The node scripts as the lab serves them online: marked with their pinned revision, which the
+  // Windows simulator reads to know which revision's behaviour to model.
+  const scripts = pinnedDownloads(loadVersions());
   for (const a of list) {
     const path = join(dir, a.file);
     if (a.kind === 'deb') {
@@ -104,6 +109,7 @@ export async function fillArtifactsDir(dir: string, list: readonly Artifact[]): 
       await buildDeb(path, { name, version, depends: DEB_DEPENDS[name] ?? [] });
     } else if (a.kind === 'image')
       await buildImageArchive(path, a.image!, a.os === 'windows' ? 'oci' : 'docker');
+    else if (a.url && scripts.has(a.url)) await writeFile(path, scripts.get(a.url)!);
     else await writeFile(path, `kubemix test stand-in for ${a.url}\r\n`);
   }
   return dir;

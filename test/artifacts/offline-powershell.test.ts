@@ -20,8 +20,8 @@ const step = (all: Step[], name: string) => {
 
 const vars = {
   artifacts_dir: '/srv/artifacts',
-  versions: { containerd: '1.7.22' },
-  kubernetes_version: '1.31.2',
+  versions: { containerd: '2.3.4', crictl: '1.36.0' },
+  kubernetes_version: '1.36.4',
   inventory_hostname: 'WIN-01',
   item: { file: 'windows-flannel-v0.21.5-hostprocess.tar' },
 };

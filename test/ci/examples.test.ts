@@ -11,8 +11,8 @@ import { testTempDir } from '../helpers/temp.js';
 import { formatManifestProblems, validateManifestObjects } from '../helpers/validate-manifests.js';
 
 const repo = fileURLToPath(new URL('../..', import.meta.url));
-const workflowPath = join(repo, 'examples/ci/github-actions/kubemix-nightly.yml');
-const cronJobPath = join(repo, 'examples/ci/kubernetes/kubemix-nightly-cronjob.yaml');
+const workflowPath = join(repo, 'scripts/ci-examples/github-actions/kubemix-nightly.yml');
+const cronJobPath = join(repo, 'scripts/ci-examples/kubernetes/kubemix-nightly-cronjob.yaml');
 
 /** actionlint as scripts/setup.sh installs it (`go install`, into GOPATH/bin), or from PATH. */
 async function actionlint(): Promise<string> {

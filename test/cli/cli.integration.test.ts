@@ -44,7 +44,7 @@ describe('kubemix plan', () => {
     });
     expect(result.exitCode).toBe(2);
     expect(result.stderr.trim().split('\n')).toEqual([
-      "fixtures/specs/invalid/windows-kube-proxy-newer.yaml:12:29: versions.windows-kube-proxy-image: kube-proxy 1.34.0 is newer than the cluster's Kubernetes 1.33.2: kube-proxy must not be newer than kube-apiserver (https://kubernetes.io/releases/version-skew-policy/#kube-proxy)",
+      "fixtures/specs/invalid/windows-kube-proxy-newer.yaml:12:29: versions.windows-kube-proxy-image: kube-proxy 1.36.0 is newer than the cluster's Kubernetes 1.35.2: kube-proxy must not be newer than kube-apiserver (https://kubernetes.io/releases/version-skew-policy/#kube-proxy)",
     ]);
     expect(result.stdout).toBe('');
   });

@@ -178,8 +178,9 @@ describe('the injection corpus in a mixed lab spec', () => {
     group(spec, 'linux').credentials.privateKey = { file: literal('worker-key') };
     sshGroup.credentials.privateKey = { file: literal('win-ssh-key') };
     // `vars` win over kubemix's own variables (like ansible-playbook -e), so the versions map
-    // set there skips the versions: pattern and reaches Install-Containerd.ps1 as written.
-    spec['vars'] = { fstab_path: fstab, versions: { ...loadVersions(), containerd: P } };
+    // set there skips the versions: pattern and reaches Install-Containerd.ps1 as written. It keeps
+    // the lab spec's `versions:` (the digests of the containerd static release the lab serves).
+    spec['vars'] = { fstab_path: fstab, versions: { ...loadVersions(), ...spec['versions'], containerd: P } };
     const path = await writeSpec(spec);
 
     const plan = await kubemix(['plan', path]);

@@ -1,6 +1,7 @@
 import { copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { makeStaticRelease } from '../../fixtures/lab/static-release.js';
 import { type FileServer, serveFiles } from '../../fixtures/libvirt/file-server.js';
 import {
   debianContainerdDebs,
@@ -17,7 +18,6 @@ import { artifactsCommand } from '../../src/cli/commands/artifacts.js';
 import { loadVersions } from '../../src/versions/versions.js';
 import { buildDeb, DEB_DEPENDS, debFields } from '../artifacts/offline-fixtures.js';
 import { buildOciImageArchive } from '../helpers/oci-archive.js';
-import { makeStaticRelease } from '../playbooks-cluster/static-release.js';
 import { kubemix, tempClusterDir } from './helpers.js';
 
 // End to end on real guests: real libvirtd and QEMU (TCG here: /dev/kvm cannot run guests on
@@ -86,7 +86,7 @@ beforeAll(async () => {
   clusterDir = join(await tempClusterDir(), 'cluster');
   const work = join(clusterDir, '..');
   const pinned = loadVersions();
-  const release = await makeStaticRelease({
+  const release = makeStaticRelease({
     containerd: pinned['containerd-linux']!,
     runc: pinned['runc-linux']!,
   });

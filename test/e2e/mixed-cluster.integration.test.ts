@@ -234,7 +234,7 @@ describe('a mixed Linux + Windows cluster from one command', () => {
     // One clear account: task, host, step, the command that ran, its exit code and its words.
     expect(failed.stderr).toContain('FAILED prepare-windows on win-03: Install containerd');
     expect(failed.stderr).toContain(
-      `ran: & C:/k/Install-Containerd.ps1 -ContainerDVersion '${loadVersions()['containerd']}' -skipHypervisorSupportCheck -CNIBinPath 'c:/opt/cni/bin' -CNIConfigPath 'c:/etc/cni/net.d'`,
+      `ran: & C:/k/Install-Containerd.ps1 -ContainerDVersion '${loadVersions()['containerd']}' -crictlVersion '${loadVersions()['crictl']}' -skipHypervisorSupportCheck -CNIBinPath 'c:/opt/cni/bin' -CNIConfigPath 'c:/etc/cni/net.d'`,
     );
     expect(failed.stderr).toContain('exit code: 1');
     expect(failed.stderr).toContain(

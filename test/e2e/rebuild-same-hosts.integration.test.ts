@@ -11,9 +11,10 @@ import { kubemix, tempClusterDir } from './helpers.js';
 // the join order; here the first build joins the Linux worker first and the second build the
 // Windows worker first (the user stops after one join and resumes: `--stop-after`), so both
 // workers get the other's /24. What the first build's pod networking left must be gone after `down`, or the second build
-// breaks: the Linux worker's leftover cni0 bridge fails its pod sandboxes (kubernetes#39557) and
-// the Windows worker's cached source VIP lies outside its new subnet, so its kube-proxy programs
-// nothing (the lab's stand-ins model both: fixtures/lab/state/leftovers.ts).
+// breaks: the Linux worker's leftover cni0 bridge fails its pod sandboxes (kubernetes#39557; the
+// lab's stand-ins model it: fixtures/lab/state/leftovers.ts). On the Windows worker, `down` removes
+// kube-proxy's cached source VIP too; kubemix's run.ps1 would re-reserve one from another subnet
+// anyway (the lab reads the script with the file on the node: test/lab/leftovers.test.ts).
 let lab: MixedClusterLab;
 let dir: string;
 let spec: string;

@@ -8,6 +8,7 @@ import { loadVersions } from '../../src/versions/versions.js';
 import { kubemix, tempClusterDir } from './helpers.js';
 
 const CONTAINERD = loadVersions()['containerd'];
+const CRICTL = loadVersions()['crictl'];
 
 // `kubemix up` on FRESH simulated Windows hosts: prepare-windows must end with containerd
 // installed and running. The pinned Install-Containerd.ps1 (sig-windows-tools 3c8dbbc, lines
@@ -81,7 +82,7 @@ describe('prepare-windows on a fresh Windows host', () => {
     expect(run.stderr).toBe('');
     expect(run.exitCode).toBe(0);
     // Spliced through ansible.windows.quote(shell='powershell'): always a single-quoted literal.
-    const command = `& C:/k/Install-Containerd.ps1 -ContainerDVersion '${CONTAINERD}' -skipHypervisorSupportCheck -CNIBinPath 'c:/opt/cni/bin' -CNIConfigPath 'c:/etc/cni/net.d'`;
+    const command = `& C:/k/Install-Containerd.ps1 -ContainerDVersion '${CONTAINERD}' -crictlVersion '${CRICTL}' -skipHypervisorSupportCheck -CNIBinPath 'c:/opt/cni/bin' -CNIConfigPath 'c:/etc/cni/net.d'`;
     // The first run asked for a reboot, the second installed containerd.
     expect(installCommands(log)).toEqual([command, command]);
     expect(run.stdout).toContain(
@@ -105,7 +106,7 @@ describe('prepare-windows on a fresh Windows host', () => {
     const { run, log } = await up('win-02', { hyperV: true });
     expect(run.stderr).toBe('');
     expect(run.exitCode).toBe(0);
-    const command = `& C:/k/Install-Containerd.ps1 -ContainerDVersion '${CONTAINERD}' -CNIBinPath 'c:/opt/cni/bin' -CNIConfigPath 'c:/etc/cni/net.d'`;
+    const command = `& C:/k/Install-Containerd.ps1 -ContainerDVersion '${CONTAINERD}' -crictlVersion '${CRICTL}' -CNIBinPath 'c:/opt/cni/bin' -CNIConfigPath 'c:/etc/cni/net.d'`;
     expect(installCommands(log)).toEqual([command, command]);
     expect(host.bootCount).toBe(2);
     expect(host.service('containerd')?.state).toBe('running');

@@ -1,49 +1,10 @@
-import { DaemonSet } from 'kubernetes-models/apps/v1/DaemonSet';
-import { Deployment } from 'kubernetes-models/apps/v1/Deployment';
-import { ReplicaSet } from 'kubernetes-models/apps/v1/ReplicaSet';
-import { StatefulSet } from 'kubernetes-models/apps/v1/StatefulSet';
-import { CronJob } from 'kubernetes-models/batch/v1/CronJob';
-import { Job } from 'kubernetes-models/batch/v1/Job';
-import { RuntimeClass } from 'kubernetes-models/node.k8s.io/v1/RuntimeClass';
-import { ClusterRole } from 'kubernetes-models/rbac.authorization.k8s.io/v1/ClusterRole';
-import { ClusterRoleBinding } from 'kubernetes-models/rbac.authorization.k8s.io/v1/ClusterRoleBinding';
-import { Role } from 'kubernetes-models/rbac.authorization.k8s.io/v1/Role';
-import { RoleBinding } from 'kubernetes-models/rbac.authorization.k8s.io/v1/RoleBinding';
-import { ConfigMap } from 'kubernetes-models/v1/ConfigMap';
-import { Namespace } from 'kubernetes-models/v1/Namespace';
-import { PersistentVolumeClaim } from 'kubernetes-models/v1/PersistentVolumeClaim';
-import { Pod } from 'kubernetes-models/v1/Pod';
-import { Secret } from 'kubernetes-models/v1/Secret';
-import { Service } from 'kubernetes-models/v1/Service';
-import { ServiceAccount } from 'kubernetes-models/v1/ServiceAccount';
-
-// biome-ignore lint/suspicious/noExplicitAny: each model constructor takes its own data type
-type ModelClass = new (data: any) => { validate(): void };
-
-/**
- * The kinds a manifest may hold, by `apiVersion/kind`. Anything else is reported as a problem:
- * an object we cannot check must not pass as checked.
- */
-export const KNOWN_KINDS: Readonly<Record<string, ModelClass>> = {
-  'v1/ConfigMap': ConfigMap,
-  'v1/Namespace': Namespace,
-  'v1/PersistentVolumeClaim': PersistentVolumeClaim,
-  'v1/Pod': Pod,
-  'v1/Secret': Secret,
-  'v1/Service': Service,
-  'v1/ServiceAccount': ServiceAccount,
-  'apps/v1/DaemonSet': DaemonSet,
-  'apps/v1/Deployment': Deployment,
-  'apps/v1/ReplicaSet': ReplicaSet,
-  'apps/v1/StatefulSet': StatefulSet,
-  'batch/v1/CronJob': CronJob,
-  'batch/v1/Job': Job,
-  'node.k8s.io/v1/RuntimeClass': RuntimeClass,
-  'rbac.authorization.k8s.io/v1/ClusterRole': ClusterRole,
-  'rbac.authorization.k8s.io/v1/ClusterRoleBinding': ClusterRoleBinding,
-  'rbac.authorization.k8s.io/v1/Role': Role,
-  'rbac.authorization.k8s.io/v1/RoleBinding': RoleBinding,
-};
+import { spawnSync } from 'node:child_process';
+import {
+  kubeconformFor,
+  releaseVersion,
+  strictSchemaLocation,
+} from '../../scripts/lab/kubernetes-schemas.js';
+import { loadVersions } from '../../src/versions/versions.js';
 
 /** One problem in one object. */
 export interface ManifestProblem {
@@ -54,10 +15,19 @@ export interface ManifestProblem {
   message: string;
 }
 
-interface AjvError {
-  instancePath?: string;
-  message?: string;
-  params?: Record<string, unknown>;
+/** One resource in kubeconform's `-output json -verbose` report. */
+interface KubeconformResource {
+  kind?: string;
+  name?: string;
+  status: 'statusValid' | 'statusInvalid' | 'statusError' | 'statusSkipped' | 'statusEmpty';
+  msg?: string;
+  validationErrors?: { path: string; msg: string }[];
+}
+
+/** Options of {@link validateManifestObjects}. */
+export interface ValidateManifestOptions {
+  /** The Kubernetes release whose schemas apply (default: `kubernetes` of playbooks/versions.yaml). */
+  kubernetesVersion?: string;
 }
 
 interface PodSpecLike {
@@ -158,11 +128,43 @@ function apiServerRules(obj: ObjectLike): { path: string; message: string }[] {
 }
 
 /**
- * Validates Kubernetes objects against the Kubernetes OpenAPI schema (kubernetes-models) plus
- * a few API-server rules. Returns every problem; an empty list means all objects are valid.
- * Unknown apiVersion/kind pairs are problems, not skips.
+ * Validates Kubernetes objects against the strict JSON schemas of one Kubernetes release with
+ * kubeconform `-strict` (unknown fields, wrong types and missing required fields are problems; the
+ * schemas are built offline from that release's OpenAPI spec by scripts/kubernetes-schemas.sh),
+ * plus a few API-server rules. Returns every problem; an empty list means all objects are valid.
+ * A kind the release does not serve is a problem, not a skip.
  */
-export function validateManifestObjects(objects: readonly unknown[]): ManifestProblem[] {
+export function validateManifestObjects(
+  objects: readonly unknown[],
+  options: ValidateManifestOptions = {},
+): ManifestProblem[] {
+  const version = releaseVersion(options.kubernetesVersion ?? loadVersions()['kubernetes']!);
+  const run = spawnSync(
+    kubeconformFor(version),
+    [
+      '-strict',
+      '-kubernetes-version',
+      version,
+      '-schema-location',
+      strictSchemaLocation(),
+      '-output',
+      'json',
+      '-verbose',
+      '-n',
+      '1',
+      '-',
+    ],
+    // JSON is YAML: one document per object, in order.
+    { input: objects.map((o) => JSON.stringify(o ?? {})).join('\n---\n'), encoding: 'utf8' },
+  );
+  let resources: KubeconformResource[];
+  try {
+    resources = (JSON.parse(run.stdout) as { resources: KubeconformResource[] }).resources;
+  } catch {
+    throw new Error(`kubeconform failed (exit ${run.status}): ${run.stderr || run.stdout}`);
+  }
+  if (resources.length !== objects.length)
+    throw new Error(`kubeconform reported ${resources.length} resources for ${objects.length} objects`);
   const problems: ManifestProblem[] = [];
   for (const [index, value] of objects.entries()) {
     const obj = (value ?? {}) as ObjectLike;
@@ -171,29 +173,18 @@ export function validateManifestObjects(objects: readonly unknown[]): ManifestPr
       typeof obj.kind === 'string' && typeof meta.name === 'string'
         ? `${obj.kind} ${typeof meta.namespace === 'string' ? `${meta.namespace}/` : ''}${meta.name}`
         : `document ${index + 1}`;
-    const model = KNOWN_KINDS[`${String(obj.apiVersion)}/${String(obj.kind)}`];
-    if (!model) {
+    const result = resources[index]!;
+    if (result.status === 'statusError')
       problems.push({
         object: id,
         path: '',
-        message: `unknown apiVersion/kind ${String(obj.apiVersion)}/${String(obj.kind)}`,
+        message: /could not find schema/.test(result.msg ?? '')
+          ? `unknown apiVersion/kind ${String(obj.apiVersion)}/${String(obj.kind)} (no schema in Kubernetes v${version})`
+          : (result.msg ?? 'kubeconform error'),
       });
-      continue;
-    }
-    try {
-      new model(obj).validate();
-    } catch (error) {
-      const errors = ((error as { errors?: AjvError[] }).errors ?? []) as AjvError[];
-      if (errors.length === 0) problems.push({ object: id, path: '', message: (error as Error).message });
-      for (const e of errors) {
-        const detail = e.params && Object.keys(e.params).length > 0 ? ` ${JSON.stringify(e.params)}` : '';
-        problems.push({
-          object: id,
-          path: e.instancePath ?? '',
-          message: `${e.message ?? 'invalid'}${detail}`,
-        });
-      }
-    }
+    else if (result.status !== 'statusValid')
+      for (const e of result.validationErrors ?? [{ path: '', msg: result.msg ?? result.status }])
+        problems.push({ object: id, path: e.path, message: e.msg });
     for (const p of apiServerRules(obj)) problems.push({ object: id, ...p });
   }
   return problems;

@@ -10,7 +10,11 @@ import { defaultRouteInterfaces } from '../../fixtures/lab/standins/tools/host-n
 describe('the kubelet command line', () => {
   it('takes the forms pflag takes and refuses a flag the kubelet does not have, in its words', () => {
     expect(
-      parseKubeletArgs(['--node-ip=10.0.0.5', '--max-pods', '50', '--fail-swap-on', '-v', '2', '--v=3']),
+      parseKubeletArgs(
+        ['--node-ip=10.0.0.5', '--max-pods', '50', '--fail-swap-on', '-v', '2', '--v=3'],
+        'linux',
+        '1.36.4',
+      ),
     ).toEqual([
       { name: 'node-ip', value: '10.0.0.5' },
       { name: 'max-pods', value: '50' },
@@ -18,17 +22,30 @@ describe('the kubelet command line', () => {
       { name: 'v', value: '2' },
       { name: 'v', value: '3' },
     ]);
-    expect(() => parseKubeletArgs(['--node-nmae=x'])).toThrow(
+    expect(() => parseKubeletArgs(['--node-nmae=x'], 'linux', '1.36.4')).toThrow(
       new KubeletFlagError('failed to parse kubelet flag: unknown flag: --node-nmae'),
     );
-    expect(() => parseKubeletArgs(['--max-pods'])).toThrow('flag needs an argument: --max-pods');
+    expect(() => parseKubeletArgs(['--max-pods'], 'linux', '1.36.4')).toThrow(
+      'flag needs an argument: --max-pods',
+    );
     // --windows-priorityclass exists only in the Windows kubelet.
-    expect(() => parseKubeletArgs(['--windows-priorityclass=ABOVE_NORMAL_PRIORITY_CLASS'])).toThrow(
-      'unknown flag: --windows-priorityclass',
-    );
-    expect(parseKubeletArgs(['--windows-priorityclass=ABOVE_NORMAL_PRIORITY_CLASS'], 'windows')).toHaveLength(
-      1,
-    );
+    expect(() =>
+      parseKubeletArgs(['--windows-priorityclass=ABOVE_NORMAL_PRIORITY_CLASS'], 'linux', '1.36.4'),
+    ).toThrow('unknown flag: --windows-priorityclass');
+    expect(
+      parseKubeletArgs(['--windows-priorityclass=ABOVE_NORMAL_PRIORITY_CLASS'], 'windows', '1.36.4'),
+    ).toHaveLength(1);
+  });
+
+  it('knows --pod-infra-container-image up to kubelet 1.34 and refuses it from 1.35 (kubernetes#133779)', () => {
+    const flag = ['--pod-infra-container-image=registry.k8s.io/pause:3.10'];
+    expect(parseKubeletArgs(flag, 'linux', '1.34.8-1.1')).toHaveLength(1);
+    for (const version of ['1.35.9-1.1', 'v1.36.4']) {
+      for (const os of ['linux', 'windows'] as const)
+        expect(() => parseKubeletArgs(flag, os, version)).toThrow(
+          new KubeletFlagError('failed to parse kubelet flag: unknown flag: --pod-infra-container-image'),
+        );
+    }
   });
 });
 

@@ -75,19 +75,49 @@ describe('a Linux node whose host kept a cni0 bridge from an earlier cluster', (
 });
 
 describe('a Windows node whose host kept kube-proxy’s source VIP from an earlier cluster', () => {
-  it('gets no Service programmed when the VIP lies outside its new pod subnet', async () => {
-    const state = await cluster({ win1: { sourceVip: '10.244.1.2' } });
+  // win1 joins third: its pod subnet is 10.244.2.0/24. The earlier node on its host had 10.244.1.0/24
+  // and left the cache as kubemix's run.ps1 writes it. The start script, read by the lab, decides.
+  const CACHE = 'C:\\k\\kube-proxy\\source-vip.json';
+  const cachedFrom = (subnet: string, vip: string): NodeLeftovers => ({
+    hostFiles: { [CACHE]: `{"subnet": "${subnet}", "vip": "${vip}"}\r\n` },
+  });
+
+  /** kube-proxy-windows with upstream's old start.ps1 logic: a cached VIP is reused, whatever its subnet. */
+  function blindReuse(state: ClusterState): Promise<unknown> {
+    const [cm] = renderManifestObjects('kube-proxy-windows', labManifestVars()) as KubeObject[];
+    const data = cm!['data'] as Record<string, string>;
+    // The subnet check and its else branch go; what is cached is used.
+    const guarded =
+      /^( *)if \(\$cached\.subnet -eq \$podSubnet\) \{ \$sourceVip = \$cached\.vip \}\n *else \{[^\n]*\}\n/m;
+    expect(data['run.ps1']).toMatch(guarded);
+    data['run.ps1'] = data['run.ps1']!.replace(guarded, '$1$sourceVip = $cached.vip\n');
+    return state.applyObject(cm!);
+  }
+
+  async function nodePortFromCp1(state: ClusterState) {
     const svc = (await state.getObject('Service', 'default', 'win-webserver'))!['spec'] as {
       ports: { nodePort: number }[];
     };
-    const nodePort = await state.reach({
-      from: { node: 'cp1' },
-      url: `http://10.233.1.11:${svc.ports[0]!.nodePort}/`,
+    return state.reach({ from: { node: 'cp1' }, url: `http://10.233.1.11:${svc.ports[0]!.nodePort}/` });
+  }
+
+  it("kubemix's run.ps1 reserves a new VIP when the cached one is from another subnet: Services work", async () => {
+    const state = await cluster({ win1: cachedFrom('10.244.1.0/24', '10.244.1.2') });
+    expect((await nodePortFromCp1(state)).ok).toBe(true);
+    // The script rewrote the cache for the node's subnet (what a later reset leaves).
+    expect(networkFootprint(await state.read(), 'win1')).toMatchObject({
+      sourceVip: '10.244.2.2',
+      hostFiles: { [CACHE]: '{"subnet": "10.244.2.0/24", "vip": "10.244.2.2"}' },
     });
-    expect(nodePort.ok).toBe(false);
-    expect(nodePort).toMatchObject({ kind: 'refused' });
+  });
+
+  it('a start script that reuses the cache blindly gets no Service programmed (Source Vip endpoint creation failed)', async () => {
+    const state = await cluster({ win1: cachedFrom('10.244.1.0/24', '10.244.1.2') });
+    await blindReuse(state);
+    const nodePort = await nodePortFromCp1(state);
+    expect(nodePort).toMatchObject({ ok: false, kind: 'refused' });
     expect((nodePort as { reason: string }).reason).toContain(
-      'kube-proxy on win1 logs "Source Vip endpoint creation failed" at every sync and programs no Service: its --source-vip 10.244.1.2',
+      'kube-proxy on win1 logs "Source Vip endpoint creation failed" at every sync and programs no Service: its --source-vip 10.244.1.2 is outside the node\'s pod subnet 10.244.2.0/24',
     );
     const winPod = (await state.pods('default')).find((p) => nodeOf(p) === 'win1')!;
     const dns = await state.reach({
@@ -98,16 +128,13 @@ describe('a Windows node whose host kept kube-proxy’s source VIP from an earli
     expect(dns.ok).toBe(false);
   });
 
-  it('works when the cached VIP lies in the new subnet', async () => {
-    const state = await cluster({ win1: { sourceVip: '10.244.2.2' } });
-    const svc = (await state.getObject('Service', 'default', 'win-webserver'))!['spec'] as {
-      ports: { nodePort: number }[];
-    };
-    const nodePort = await state.reach({
-      from: { node: 'cp1' },
-      url: `http://10.233.1.11:${svc.ports[0]!.nodePort}/`,
-    });
-    expect(nodePort.ok).toBe(true);
+  it('the same blind reuse works when the cached VIP lies in the new subnet, and on a fresh host', async () => {
+    const same = await cluster({ win1: cachedFrom('10.244.2.0/24', '10.244.2.2') });
+    await blindReuse(same);
+    expect((await nodePortFromCp1(same)).ok).toBe(true);
+    const fresh = await cluster();
+    await blindReuse(fresh);
+    expect((await nodePortFromCp1(fresh)).ok).toBe(true);
   });
 });
 
@@ -128,7 +155,9 @@ describe('networkFootprint: what a reset leaves, from what ran on the node', () 
     expect(win1).toMatchObject({
       podCidr: '10.244.2.0/24',
       flannel: { network: 'flannel.4096' },
+      // host-local's first address, as run.ps1 reserved and cached it (read by the lab).
       sourceVip: '10.244.2.2',
+      hostFiles: { 'C:\\k\\kube-proxy\\source-vip.json': '{"subnet": "10.244.2.0/24", "vip": "10.244.2.2"}' },
     });
     expect(win1.cni0).toBeUndefined();
     expect(networkFootprint(snapshot, 'nobody')).toBeUndefined();

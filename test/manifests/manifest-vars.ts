@@ -3,6 +3,7 @@ import { manifestVarsFromPlanVars } from '../../src/manifests/index.js';
 import { buildPlan } from '../../src/plan/index.js';
 import { type ClusterSpecInput, clusterSpecSchema } from '../../src/spec/schema.js';
 import { loadVersions } from '../../src/versions/versions.js';
+import { DEFAULT_KUBERNETES, OLDEST_TESTED_KUBERNETES } from '../helpers/kubernetes-test-versions.js';
 
 /** A mixed static cluster spec; `network` overrides the spec's network section. */
 export function mixedSpec(network: ClusterSpecInput['network'] = undefined): ClusterSpecInput {
@@ -89,9 +90,46 @@ export const OTHER_VARS: ManifestVars = {
 /** A cluster with Windows Server 2019 and 2022 workers. */
 export const TWO_VERSION_VARS: ManifestVars = varsFromSpec(twoVersionSpec(), ['2019', '2022']);
 
-/** The var sets, labelled for test names. */
-export const VAR_SETS: ReadonlyArray<[string, ManifestVars]> = [
-  ['default vars (VNI 4096, port 4789)', DEFAULT_VARS],
-  ['other vars (VNI 4097, port 4790, 2019)', OTHER_VARS],
-  ['Windows Server 2019 and 2022 workers', TWO_VERSION_VARS],
+/** {@link twoVersionSpec} plus a Windows Server 2025 worker, at a given Kubernetes version. */
+export function threeVersionSpec(kubernetesVersion: string): ClusterSpecInput {
+  const spec = twoVersionSpec();
+  const hosts = (spec.provider as { hosts: object[] }).hosts;
+  const credentials = { user: 'Administrator', password: { env: 'WIN_PASSWORD' } };
+  return {
+    ...spec,
+    kubernetes: { version: kubernetesVersion },
+    provider: {
+      type: 'static',
+      hosts: [...hosts, { name: 'win2025', address: '10.0.0.15', group: 'windows-2025', credentials }],
+    } as ClusterSpecInput['provider'],
+    nodes: {
+      controlPlane: { count: 1 },
+      workers: [
+        ...(spec.nodes?.workers ?? []),
+        { name: 'windows-2025', os: 'windows', windowsVersion: '2025', count: 1 },
+      ],
+    },
+  };
+}
+
+/** The oldest supported Kubernetes release the tests install, with 2019, 2022 and 2025 workers. */
+export const OLDEST_VARS: ManifestVars = varsFromSpec(threeVersionSpec(OLDEST_TESTED_KUBERNETES), [
+  '2019',
+  '2022',
+  '2025',
+]);
+
+/**
+ * The var sets, labelled for test names, each with the Kubernetes version its spec installs (the
+ * manifests must validate against that release's schemas).
+ */
+export const VAR_SETS: ReadonlyArray<[string, ManifestVars, string]> = [
+  ['default vars (VNI 4096, port 4789)', DEFAULT_VARS, DEFAULT_KUBERNETES],
+  ['other vars (VNI 4097, port 4790, 2019)', OTHER_VARS, DEFAULT_KUBERNETES],
+  ['Windows Server 2019 and 2022 workers', TWO_VERSION_VARS, DEFAULT_KUBERNETES],
+  [
+    `Kubernetes ${OLDEST_TESTED_KUBERNETES}, Windows Server 2019, 2022 and 2025`,
+    OLDEST_VARS,
+    OLDEST_TESTED_KUBERNETES,
+  ],
 ];

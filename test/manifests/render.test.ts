@@ -43,9 +43,9 @@ function expectedObjects(name: (typeof MANIFEST_NAMES)[number], vars: ManifestVa
   return EXPECTED_OBJECTS[name];
 }
 
-describe.each(VAR_SETS)('every manifest with %s', (_label, vars) => {
+describe.each(VAR_SETS)('every manifest with %s', (_label, vars, kubernetesVersion) => {
   it.each(MANIFEST_NAMES)(
-    '%s renders the expected objects, all valid against the Kubernetes schema',
+    "%s renders the expected objects, all valid against the schemas of the spec's Kubernetes release",
     (name) => {
       const objects = renderManifestObjects(name, vars);
       expect(
@@ -53,7 +53,7 @@ describe.each(VAR_SETS)('every manifest with %s', (_label, vars) => {
           (o) => `${o.kind} ${o.metadata.namespace ? `${o.metadata.namespace}/` : ''}${o.metadata.name}`,
         ),
       ).toEqual(expectedObjects(name, vars));
-      const problems = validateManifestObjects(objects);
+      const problems = validateManifestObjects(objects, { kubernetesVersion });
       expect(problems, formatManifestProblems(problems)).toEqual([]);
     },
   );

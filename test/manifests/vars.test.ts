@@ -39,8 +39,8 @@ describe('manifestVarsFromPlanVars', () => {
       api_server_port: 6443,
       windows_workloads: [windowsWorkload('2022')],
       images: {
-        flannel: `docker.io/flannel/flannel:${versions['flannel']}`,
-        flannel_cni_plugin: `docker.io/flannel/flannel-cni-plugin:${versions['flannel-cni-plugin']}`,
+        flannel: versions['flannel'],
+        flannel_cni_plugin: versions['flannel-cni-plugin'],
         windows_flannel: versions['windows-flannel-image'],
         windows_kube_proxy: `docker.io/sigwindowstools/kube-proxy:v${versions['kubernetes']}-calico-hostprocess`,
       },
@@ -61,10 +61,10 @@ describe('manifestVarsFromPlanVars', () => {
   });
 
   it("renders kube-proxy-windows with the image of the spec's Kubernetes version", () => {
-    const vars = varsFromSpec({ ...mixedSpec(), kubernetes: { version: '1.34.1' } });
+    const vars = varsFromSpec({ ...mixedSpec(), kubernetes: { version: '1.35.1' } });
     const ds = renderManifestObjects('kube-proxy-windows', vars).find((o) => o.kind === 'DaemonSet')!;
     const pod = (ds['spec'] as { template: { spec: { containers: { image: string }[] } } }).template.spec;
-    expect(pod.containers[0]!.image).toBe('docker.io/sigwindowstools/kube-proxy:v1.34.1-calico-hostprocess');
+    expect(pod.containers[0]!.image).toBe('docker.io/sigwindowstools/kube-proxy:v1.35.1-calico-hostprocess');
   });
 
   it('takes a full image reference from a versions override as it is, and a bare tag with the upstream repository', () => {

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse, stringify } from 'yaml';
 import type { ClusterLab } from '../../fixtures/lab/cluster-lab.js';
+import { pinnedStaticRelease } from '../../fixtures/lab/static-release.js';
 import { manifestVarsFromPlanVars } from '../../src/manifests/index.js';
 import { type PlaybookResult, parseInventory, parsePlaybook, runPlaybook } from '../../src/playbook/index.js';
 import { SshTransport } from '../../src/transport/ssh/index.js';
@@ -42,7 +43,8 @@ export async function labPlanVars(lab: ClusterLab, controllers: string[]): Promi
     flannel_backend: 'vxlan',
     flannel_vni: 4096,
     flannel_port: 4789,
-    versions: { ...loadVersions() },
+    // The lab serves its own containerd static release (fixtures/lab/static-release.ts), as a lab spec pins it.
+    versions: { ...loadVersions(), ...pinnedStaticRelease().versions },
   };
   const manifest = manifestVarsFromPlanVars(network, {
     kubernetesVersion: network.versions['kubernetes']!,

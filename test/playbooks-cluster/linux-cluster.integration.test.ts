@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ClusterLab, startClusterLab } from '../../fixtures/lab/cluster-lab.js';
 import { compiledStandinsDir } from '../../fixtures/lab/install-standins.js';
 import { readFlannelNetConf } from '../../src/manifests/index.js';
+import { DEFAULT_KUBERNETES } from '../helpers/kubernetes-test-versions.js';
 import { failures, LAB_FSTAB, labPlanVars, labSsh, runClusterPlays } from './helpers.js';
 
 const ready = (node: { status?: unknown }) =>
@@ -100,7 +101,7 @@ describe('Linux cluster playbooks on lab hosts: 1 controller + 1 worker', () => 
       expect(await run(`cat ${LAB_FSTAB}`)).toBe(
         'UUID=1234 / ext4 defaults 0 1\n# /swap.img none swap sw 0 0\n',
       );
-      expect(await run("dpkg-query -W -f='${Version}' kubelet")).toBe('1.31.2-1.1');
+      expect(await run("dpkg-query -W -f='${Version}' kubelet")).toBe(`${DEFAULT_KUBERNETES}-1.1`);
       expect((await run('apt-mark showhold')).split('\n').sort()).toEqual([
         '',
         'kubeadm',

@@ -5,15 +5,22 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ClusterLab, startClusterLab } from '../../fixtures/lab/cluster-lab.js';
 import { compiledStandinsDir } from '../../fixtures/lab/install-standins.js';
 import type { HostState } from '../../fixtures/lab/standins/runtime.js';
+import {
+  type LabStaticRelease,
+  makeStaticRelease,
+  publishStaticRelease,
+} from '../../fixtures/lab/static-release.js';
 import { loadVersions } from '../../src/versions/versions.js';
 import { testTempDir } from '../helpers/temp.js';
 import { failures, labPlanVars, labSsh, runClusterPlays } from './helpers.js';
-import { type LabStaticRelease, makeStaticRelease, publishStaticRelease } from './static-release.js';
 
 // Where prepare-linux gets containerd, on lab hosts that play Debian 12 (bookworm: containerd
-// 1.6.20, below containerd's minimum for Kubernetes 1.31) and Debian 13 (trixie: 1.7.24, above
-// it), per the lab's Debian indices (fixtures/lab/standins/tools/distributions.ts). The lab's
-// internet holds a lab-made static release; its digests reach the playbook through `versions`, as
+// 1.6.20) and Debian 13 (trixie: 1.7.24), per the lab's Debian indices: both are below
+// containerd's minimum for every Kubernetes minor kubemix supports (1.35+), so at the default
+// version the static release is installed; the distribution package path is exercised with
+// Kubernetes 1.31 (below the supported range, which the spec enforces; the playbook's choice works
+// the same for any minor with a containerd-minimum row). Indices: fixtures/lab/standins/tools/distributions.ts.
+// The lab's internet holds a lab-made static release; its digests reach the playbook through `versions`, as
 // a spec's `versions:` would carry them, so the SHA-256 check really runs.
 if (!existsSync(join(compiledStandinsDir(), 'kubeadm.js')))
   throw new Error('the lab stand-ins are not compiled: run npm run build first');
@@ -28,6 +35,15 @@ const HOSTS = {
   trixieKubernetes134: 'lab-07',
 } as const;
 
+const DEFAULT_MINOR = loadVersions()['kubernetes']!.split('.').slice(0, 2).join('.');
+/** A minor's containerd minimums as prepare-linux words them: `2.3.0+ or 2.2.0+`, `a+, b+ or c+`. */
+function minimumWords(minor: string): string {
+  const words = loadVersions()
+    [`containerd-minimum-${minor}`]!.split(' ')
+    .map((v) => `${v}+`);
+  return words.length > 1 ? `${words.slice(0, -1).join(', ')} or ${words.at(-1)}` : words[0]!;
+}
+
 let lab: ClusterLab;
 let internetDir: string;
 let release: LabStaticRelease;
@@ -37,7 +53,7 @@ const hadRealContainerd = existsSync('/usr/local/bin/containerd');
 beforeAll(async () => {
   internetDir = await testTempDir('lab-internet');
   const pinned = loadVersions();
-  release = await makeStaticRelease({ containerd: pinned['containerd-linux']!, runc: pinned['runc-linux']! });
+  release = makeStaticRelease({ containerd: pinned['containerd-linux']!, runc: pinned['runc-linux']! });
   await publishStaticRelease(internetDir, release);
   lab = await startClusterLab({
     count: 7,
@@ -82,9 +98,9 @@ const hostState = async (host: string) =>
 const reported = (run: Awaited<ReturnType<typeof prepare>>) =>
   run.result.records.find((r) => r.task === 'Report where containerd comes from')?.msg ?? '';
 
-describe('prepare-linux: containerd for Kubernetes 1.31', () => {
-  it('Debian 13: the distribution package (1.7.24) meets the minimum and is installed with runc', async () => {
-    const run = await prepare(HOSTS.trixie);
+describe("prepare-linux: containerd for the cluster's Kubernetes version", () => {
+  it('Debian 13 for Kubernetes 1.31: the distribution package (1.7.24) meets the minimum and is installed with runc', async () => {
+    const run = await prepare(HOSTS.trixie, {}, { kubernetes_version: '1.31.2' });
     expect(failures(run)).toBe('');
     expect(reported(run)).toContain('debian-13 offers containerd 1.7.24~ds1-6+deb13u1, which meets');
     const state = await hostState(HOSTS.trixie);
@@ -99,11 +115,11 @@ describe('prepare-linux: containerd for Kubernetes 1.31', () => {
     );
   });
 
-  it('Debian 12: the candidate 1.6.20 is below it, so the pinned static release is installed', async () => {
+  it('Debian 12 at the default Kubernetes: the candidate 1.6.20 is below the minimum, so the pinned static release is installed', async () => {
     const run = await prepare(HOSTS.bookworm, release.versions);
     expect(failures(run)).toBe('');
     expect(reported(run)).toBe(
-      `debian-12 offers containerd 1.6.20~ds1-1+deb12u3, below the minimum for Kubernetes 1.31 (2.1.0 2.0.0 1.7.20 1.6.34): installing containerd ${release.versions['containerd-linux']} from containerd's static release`,
+      `debian-12 offers containerd 1.6.20~ds1-1+deb12u3, below the minimum for Kubernetes ${DEFAULT_MINOR} (${loadVersions()[`containerd-minimum-${DEFAULT_MINOR}`]}): installing containerd ${release.versions['containerd-linux']} from containerd's static release`,
     );
     const state = await hostState(HOSTS.bookworm);
     expect(state.packages['containerd']).toBeUndefined();
@@ -154,9 +170,13 @@ describe('prepare-linux: containerd for Kubernetes 1.31', () => {
   });
 
   it('a static release file whose SHA-256 differs from the pin fails naming the file; nothing is installed', async () => {
-    // The pinned digests are upstream's: the lab-made tarball is not that file.
-    const run = await prepare(HOSTS.bookwormWrongDigest);
+    // The digests playbooks/versions.yaml pins are upstream's: the lab-made tarball is not that file.
     const pinned = loadVersions();
+    const run = await prepare(HOSTS.bookwormWrongDigest, {
+      'containerd-linux-sha256': pinned['containerd-linux-sha256']!,
+      'runc-linux-sha256': pinned['runc-linux-sha256']!,
+      'containerd-linux-service-sha256': pinned['containerd-linux-service-sha256']!,
+    });
     expect(failures(run)).toContain(
       `containerd-${pinned['containerd-linux']}-linux-amd64.tar.gz: SHA-256 is ${release.versions['containerd-linux-sha256']}, expected ${pinned['containerd-linux-sha256']} (versions containerd-linux-sha256)`,
     );
@@ -174,17 +194,17 @@ describe('prepare-linux: containerd for Kubernetes 1.31', () => {
       `printf '#!/bin/sh\\necho "containerd github.com/containerd/containerd v1.7.19 2bf793ef6dc9a18e00cb12efb64355c2c9d5eb41"\\n' > /usr/local/bin/containerd && chmod 755 /usr/local/bin/containerd`,
     );
     expect(leftover.exitCode).toBe(0);
-    const run = await prepare(HOSTS.trixieShadowed);
+    const run = await prepare(HOSTS.trixieShadowed, {}, { kubernetes_version: '1.31.2' });
     expect(failures(run)).toContain(
       "The installed containerd meets the minimum for the cluster's Kubernetes version: non-zero return code\n  1.7.19\n  containerd --version: containerd 1.7.19 is below the minimum for Kubernetes 1.31, 2.1.0+, 2.0.0+, 1.7.20+ or 1.6.34+ (containerd RELEASES.md, Kubernetes Support)",
     );
   });
 
   it('a static release pin below the minimum stops before anything is downloaded', async () => {
-    const old = await makeStaticRelease({ containerd: '1.7.19', runc: '1.1.13' });
+    const old = makeStaticRelease({ containerd: '1.7.19', runc: '1.1.13' });
     const run = await prepare(HOSTS.bookwormOldPin, old.versions);
     expect(failures(run)).toContain(
-      'versions containerd-linux: containerd 1.7.19 is below the minimum for Kubernetes 1.31, 2.1.0+, 2.0.0+, 1.7.20+ or 1.6.34+',
+      `versions containerd-linux: containerd 1.7.19 is below the minimum for Kubernetes ${DEFAULT_MINOR}, ${minimumWords(DEFAULT_MINOR)}`,
     );
     expect(
       ((await hostState(HOSTS.bookwormOldPin)).network ?? []).filter((n) => n.includes('github')),

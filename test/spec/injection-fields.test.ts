@@ -15,7 +15,7 @@ type Json = Record<string, any>;
 
 const baseStatic = (): Json => ({
   name: 'lab',
-  kubernetes: { version: '1.31.2' },
+  kubernetes: { version: '1.36.4' },
   network: { podCIDR: '10.244.0.0/16', serviceCIDR: '10.96.0.0/12', flannel: { backend: 'vxlan' } },
   provider: {
     type: 'static',

@@ -85,7 +85,7 @@ describe('valid spec fixtures', () => {
       user: 'Administrator',
       password: { env: 'KUBEMIX_WIN_PASSWORD' },
     });
-    expect(spec.kubernetes.version).toBe('1.31.2');
+    expect(spec.kubernetes.version).toBe('1.36.4');
   });
 
   it('keeps given kubelet args instead of the Windows defaults, and given connections', () => {

@@ -92,11 +92,11 @@ describe('parseShortForm', () => {
     const mixed = parseShortForm('k8s-libvirt-1-3-1', {
       windowsWorkers: 2,
       windowsVersion: '2019',
-      kubernetesVersion: '1.31.2',
+      kubernetesVersion: '1.36.4',
       name: 'mixed',
     });
     expect(mixed.name).toBe('mixed');
-    expect(mixed.kubernetes.version).toBe('1.31.2');
+    expect(mixed.kubernetes.version).toBe('1.36.4');
     expect(mixed.nodes.workers.map((g) => [g.name, g.os, g.count, g.windowsVersion])).toEqual([
       ['linux-workers', 'linux', 1, undefined],
       ['windows-workers', 'windows', 2, '2019'],

@@ -39,7 +39,7 @@ describe('YAML source handling', () => {
       ['kubernetes.version', 'must be a string, got a number (put it in quotes)'],
       [
         'nodes.workers.0.windowsVersion',
-        'must be one of "2019", "2022", written as a string (put it in quotes)',
+        'must be one of "2019", "2022", "2025", written as a string (put it in quotes)',
       ],
     ]);
   });

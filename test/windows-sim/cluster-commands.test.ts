@@ -27,8 +27,8 @@ let init: { token: string; caCertHash: string };
 let failuresFile: string;
 
 const INSTALL_CONTAINERD =
-  "& C:/k/Install-Containerd.ps1 -ContainerDVersion 1.7.22 -skipHypervisorSupportCheck -CNIBinPath 'c:/opt/cni/bin' -CNIConfigPath 'c:/etc/cni/net.d'";
-const PREPARE_NODE = '& C:/k/PrepareNode.ps1 -KubernetesVersion v1.31.2 -HostnameOverride win1';
+  "& C:/k/Install-Containerd.ps1 -ContainerDVersion 2.3.4 -crictlVersion 1.36.0 -skipHypervisorSupportCheck -CNIBinPath 'c:/opt/cni/bin' -CNIConfigPath 'c:/etc/cni/net.d'";
+const PREPARE_NODE = '& C:/k/PrepareNode.ps1 -KubernetesVersion v1.36.4 -HostnameOverride win1';
 const JOIN = '& C:/k/kubeadm.exe join --config C:/k/kubeadm-join.yaml';
 const RESET_IF =
   "if (Test-Path C:/k/kubeadm.exe) { & C:/k/kubeadm.exe reset -f } else { Write-Output 'kubeadm is not installed: nothing to reset' }";
@@ -146,9 +146,12 @@ describe('Install-Containerd.ps1', () => {
     });
     expect(second.code).toBe(0);
     expect(host.fs.isFile('C:/Program Files/containerd/containerd.exe')).toBe(true);
-    expect(host.fs.read('C:/Program Files/containerd/config.toml')!.toString()).toContain(
-      'bin_dir = "c:/opt/cni/bin"',
-    );
+    // containerd 2.x's section and list, as b3efa00 rewrites them (lines 234-263).
+    const config = host.fs.read('C:/Program Files/containerd/config.toml')!.toString();
+    expect(config).toContain("[plugins.'io.containerd.cri.v1.runtime'.cni]");
+    expect(config).toContain("bin_dirs = ['c:/opt/cni/bin']");
+    expect(config).toContain("conf_dir = 'c:/etc/cni/net.d'");
+    expect(host.fs.isFile('C:/Program Files/containerd/crictl.exe')).toBe(true);
     expect(host.fs.isDirectory('C:/etc/cni/net.d')).toBe(true);
     expect(host.service('containerd')).toMatchObject({ state: 'running', startMode: 'auto' });
     expect(host.processPath()).toContain('C:\\Program Files\\containerd');
@@ -182,7 +185,7 @@ describe('PrepareNode.ps1', () => {
     await installContainerd();
     const ran = await shell(PREPARE_NODE);
     expect(ran.code).toBe(0);
-    expect(ran.stdout).toContain('Using Kubernetes version: v1.31.2');
+    expect(ran.stdout).toContain('Using Kubernetes version: v1.36.4');
     expect(host.fs.isFile('C:/k/kubelet.exe') && host.fs.isFile('C:/k/kubeadm.exe')).toBe(true);
     expect(host.fs.isFile('C:/k/StartKubelet.ps1')).toBe(true);
     expect(host.service('kubelet')).toMatchObject({ state: 'stopped', dependencies: ['containerd'] });
@@ -194,6 +197,20 @@ describe('PrepareNode.ps1', () => {
 });
 
 describe('kubeadm.exe join and the kubelet service', () => {
+  it("refuses a flag kubeadm does not define with kubeadm's words, before joining anything", async () => {
+    await prepare();
+    sim.host('win1').fs.write('C:/k/kubeadm-join.yaml', joinConfig());
+    const typo = await shell(`${JOIN} --node-nmae win1`);
+    expect(typo).toMatchObject({
+      code: 1,
+      stderr:
+        'unknown flag: --node-nmae\r\nTo see the stack trace of this error execute with --v=5 or higher\r\n',
+    });
+    expect((await state.read()).nodes.map((n) => n.name)).toEqual(['cp1']);
+    expect(sim.host('win1').fs.exists('C:/etc/kubernetes/kubelet.conf')).toBe(false);
+    expect((await shell('& C:/k/kubeadm.exe reset --forc')).stderr).toMatch(/^unknown flag: --forc\r\n/);
+  });
+
   it('joins through the lab cluster with the JoinConfiguration, writes kubelet files, and links kubelet to the node', async () => {
     const host = sim.host('win1');
     await prepare();
@@ -209,7 +226,8 @@ describe('kubeadm.exe join and the kubelet service', () => {
     const flags = host.fs.read('C:/var/lib/kubelet/kubeadm-flags.env')!.toString();
     // kubeadm writes `%s=%q\n` on Windows too (cmd/kubeadm/app/phases/kubelet/flags.go).
     expect(flags).toBe(
-      'KUBELET_KUBEADM_ARGS="--container-runtime-endpoint=npipe:////./pipe/containerd-containerd --hostname-override=win1 --pod-infra-container-image=registry.k8s.io/pause:3.10 --system-reserved=memory=1.5Gi --windows-priorityclass=ABOVE_NORMAL_PRIORITY_CLASS"\n',
+      // kubeadm 1.36 writes no --pod-infra-container-image (kubernetes#133778).
+      'KUBELET_KUBEADM_ARGS="--container-runtime-endpoint=npipe:////./pipe/containerd-containerd --hostname-override=win1 --system-reserved=memory=1.5Gi --windows-priorityclass=ABOVE_NORMAL_PRIORITY_CLASS"\n',
     );
     expect(host.fs.read('C:/etc/kubernetes/kubelet.conf')!.toString()).toContain(
       'server: https://10.233.1.2:6443',
@@ -232,7 +250,7 @@ describe('kubeadm.exe join and the kubelet service', () => {
     expect(twice.stderr).toContain('[ERROR FileAvailable-C:-etc-kubernetes-kubelet.conf]');
   });
 
-  it('refuses a wrong token with kubeadm’s words (exit 1, the secret never repeated) and reads v1beta3 maps', async () => {
+  it('refuses a wrong token with kubeadm’s words (exit 1, the secret never repeated), and v1beta3 as kubeadm 1.36 does', async () => {
     await prepare();
     const host = sim.host('win1');
     const wrong = `${init.token.split('.')[0]}.0000000000000000`;
@@ -245,10 +263,52 @@ describe('kubeadm.exe join and the kubelet service', () => {
     expect(refused.stderr).not.toContain('0000000000000000');
     expect(host.fs.exists('C:/etc/kubernetes/kubelet.conf')).toBe(false);
     host.fs.write('C:/k/kubeadm-join.yaml', joinConfig({ v1beta4: false }));
+    const v1beta3 = await shell(JOIN);
+    expect(v1beta3.code).toBe(1);
+    expect(v1beta3.stderr).toContain(
+      'your configuration file uses an old API spec: "kubeadm.k8s.io/v1beta3" (kind: "JoinConfiguration")',
+    );
+    host.fs.write('C:/k/kubeadm-join.yaml', joinConfig());
     expect((await shell(JOIN)).code).toBe(0);
     expect(host.fs.read('C:/var/lib/kubelet/kubeadm-flags.env')!.toString()).toContain(
       '--system-reserved=memory=1.5Gi',
     );
+  });
+
+  it('fails at kubelet-start when PrepareNode.ps1 passes --pod-infra-container-image to a 1.35+ kubelet (the earlier pin 30b5f0d)', async () => {
+    const old = '30b5f0d0b8b5ebb12b678448f1f651892745c9c8';
+    const oldSim = new WindowsSimulator();
+    oldSim.addHost({ name: 'win1', rebootDownMs: 20 });
+    oldSim.host('win1').fs.mkdir('C:/k');
+    registerClusterCommands(oldSim, {
+      stateDir: state.dir,
+      nodeAddresses: { win1: '10.233.1.200' },
+      versions: { ...loadVersions(), 'prepare-node-script': old },
+    });
+    const run = (cmd: string) => {
+      const args = winShellModule.parseArgs({ cmd });
+      return runScript(oldSim, 'win1', commandAction('win_shell', args, winShellBody(args)).command);
+    };
+    try {
+      for (const { name, url } of pinnedScriptUrls({ ...loadVersions(), 'prepare-node-script': old })) {
+        const args = winGetUrlModule.parseArgs({ url, dest: `C:/k/${name}` });
+        expect((await runScript(oldSim, 'win1', winGetUrlScript(args, false))).code).toBe(0);
+      }
+      await run(INSTALL_CONTAINERD);
+      oldSim.host('win1').boot();
+      expect((await run(INSTALL_CONTAINERD)).code).toBe(0);
+      expect((await run(PREPARE_NODE)).code).toBe(0);
+      oldSim.host('win1').fs.write('C:/k/kubeadm-join.yaml', joinConfig());
+      const joined = await run(JOIN);
+      expect(joined.code).toBe(1);
+      expect(joined.stderr).toContain('error execution phase kubelet-start');
+      expect(oldSim.host('win1').fs.read('C:/var/log/kubelet/kubelet.err.log')!.toString()).toContain(
+        'failed to parse kubelet flag: unknown flag: --pod-infra-container-image',
+      );
+      expect(await state.getObject('Node', undefined, 'win1')).toBeUndefined();
+    } finally {
+      oldSim.dispose();
+    }
   });
 
   it('labels a Server 2019 node with its build', async () => {
@@ -262,7 +322,7 @@ describe('kubeadm.exe join and the kubelet service', () => {
     expect(injected.stderr).toContain(
       'failure injected by the kubemix lab: PrepareNode.ps1@win2019 fails on win2019',
     );
-    expect((await shell('& C:/k/PrepareNode.ps1 -KubernetesVersion 1.31.2', 'win2019')).code).toBe(0);
+    expect((await shell('& C:/k/PrepareNode.ps1 -KubernetesVersion 1.36.4', 'win2019')).code).toBe(0);
     sim
       .host('win2019')
       .fs.write('C:/k/kubeadm-join.yaml', joinConfig().replace('name: win1', 'name: win2019'));
@@ -339,11 +399,21 @@ describe('failure injection and durations', () => {
 describe('JoinConfiguration', () => {
   it('is refused in the form the other API version uses, naming the file', () => {
     const v4 = joinConfig();
-    expect(() => parseJoinConfiguration(v4.replace('v1beta4', 'v1beta3'), 'C:/k/kubeadm-join.yaml')).toThrow(
+    expect(() =>
+      parseJoinConfiguration(v4.replace('v1beta4', 'v1beta3'), 'C:/k/kubeadm-join.yaml', 'v1.35.9'),
+    ).toThrow(
       /kubeadm-join.yaml.*cannot unmarshal array into Go struct field NodeRegistrationOptions.nodeRegistration.kubeletExtraArgs/,
     );
-    expect(() => parseJoinConfiguration('kind: InitConfiguration\n', 'x.yaml')).toThrow(
+    expect(() => parseJoinConfiguration('kind: InitConfiguration\n', 'x.yaml', 'v1.35.9')).toThrow(
       /no JoinConfiguration in "x.yaml"/,
+    );
+  });
+
+  it('is refused in v1beta3 by kubeadm 1.36, which removed that API (kubernetes#136016), and read by 1.35', () => {
+    const v3 = joinConfig({ v1beta4: false });
+    expect(parseJoinConfiguration(v3, 'C:/k/kubeadm-join.yaml', 'v1.35.9').apiServerEndpoint).not.toBe('');
+    expect(() => parseJoinConfiguration(v3, 'C:/k/kubeadm-join.yaml', 'v1.36.4')).toThrow(
+      'your configuration file uses an old API spec: "kubeadm.k8s.io/v1beta3" (kind: "JoinConfiguration")',
     );
   });
 });

@@ -143,6 +143,18 @@ describe('ctr.exe images pull', () => {
     );
   });
 
+  it("refuses a flag ctr does not define with urfave/cli's words, before pulling anything", async () => {
+    const sub = await shell(`${CTR} -n k8s.io images pull --platfrom windows/amd64 ${LTSC2022}`, 'win2022');
+    expect(sub).toMatchObject({
+      code: 1,
+      stdout: 'Incorrect Usage: flag provided but not defined: -platfrom\r\n',
+      stderr: 'ctr: flag provided but not defined: -platfrom\r\n',
+    });
+    const global = await shell(`${CTR} --namespac k8s.io images ls`, 'win2022');
+    expect(global.stdout).toBe('Incorrect Usage. flag provided but not defined: -namespac\r\n');
+    expect(containerdImages(sim.host('win2022')).size).toBe(0);
+  });
+
   it('cannot reach containerd before it runs', async () => {
     sim.host('win2022').service('containerd')!.state = 'stopped';
     const ran = await shell(`${CTR} -n k8s.io images pull ${LTSC2022}`, 'win2022');
@@ -214,8 +226,8 @@ describe('the images reach the lab cluster as the kubelet reports them', () => {
   it('a pre-pulled image is in the Node status after the join, and a later pull updates it', async () => {
     await shell(await prePullCommand('win2022', '2022'), 'win2022');
     const host = sim.host('win2022');
-    host.fs.write('C:/k/kubelet.exe', 'x');
-    host.fs.write('C:/k/kubeadm.exe', 'x');
+    host.fs.write('C:/k/kubelet.exe', 'kubemix lab stand-in for kubelet.exe v1.36.4');
+    host.fs.write('C:/k/kubeadm.exe', 'kubemix lab stand-in for kubeadm.exe v1.36.4');
     host.fs.write(
       'C:/k/kubeadm-join.yaml',
       `apiVersion: kubeadm.k8s.io/v1beta4\nkind: JoinConfiguration\ndiscovery:\n  bootstrapToken:\n    apiServerEndpoint: "10.233.1.2:6443"\n    token: "${init.token}"\n    caCertHashes:\n      - "${init.caCertHash}"\nnodeRegistration:\n  name: win2022\n`,

@@ -13,18 +13,20 @@ import { testTempDir } from '../helpers/temp.js';
 import { type Ran, runScript } from './helpers.js';
 
 // The control flow of sig-windows-tools hostprocess/Install-Containerd.ps1 at the pinned commit
-// (3c8dbbc, lines 58-110) as the simulator plays it, driven with the exact win_shell scripts
+// (b3efa00, lines 169-221; the same lines as 3c8dbbc's 58-110) as the simulator plays it, driven with the exact win_shell scripts
 // prepare-windows.yml sends: features first, a reboot and a re-run, then containerd.
 let sim: WindowsSimulator;
 let stateDir: string;
 
 const WITH_SWITCH =
-  "& C:/k/Install-Containerd.ps1 -ContainerDVersion 1.7.22 -skipHypervisorSupportCheck -CNIBinPath 'c:/opt/cni/bin' -CNIConfigPath 'c:/etc/cni/net.d'";
+  "& C:/k/Install-Containerd.ps1 -ContainerDVersion 2.3.4 -crictlVersion 1.36.0 -skipHypervisorSupportCheck -CNIBinPath 'c:/opt/cni/bin' -CNIConfigPath 'c:/etc/cni/net.d'";
 const WITHOUT_SWITCH =
-  "& C:/k/Install-Containerd.ps1 -ContainerDVersion 1.7.22 -CNIBinPath 'c:/opt/cni/bin' -CNIConfigPath 'c:/etc/cni/net.d'";
+  "& C:/k/Install-Containerd.ps1 -ContainerDVersion 2.3.4 -crictlVersion 1.36.0 -CNIBinPath 'c:/opt/cni/bin' -CNIConfigPath 'c:/etc/cni/net.d'";
 const REBOOT_ASKED = 'Please reboot and re-run this script.';
 const CONTAINERD_URL =
-  'curl.exe https://github.com/containerd/containerd/releases/download/v1.7.22/containerd-1.7.22-windows-amd64.tar.gz';
+  'curl.exe https://github.com/containerd/containerd/releases/download/v2.3.4/containerd-2.3.4-windows-amd64.tar.gz';
+const CRICTL_URL =
+  'curl.exe https://github.com/kubernetes-sigs/cri-tools/releases/download/v1.36.0/crictl-v1.36.0-windows-amd64.tar.gz';
 
 /** The script's own downloads (DownloadFile: curl.exe), not win_get_url's. */
 const scriptDownloads = () =>
@@ -98,7 +100,7 @@ describe('Install-Containerd.ps1 with -skipHypervisorSupportCheck', () => {
       "Windows optional feature 'Microsoft-Hyper-V-Online' is already disabled.",
     );
     expect(rerun.stdout).not.toContain(REBOOT_ASKED);
-    expect(scriptDownloads()).toEqual([CONTAINERD_URL]);
+    expect(scriptDownloads()).toEqual([CONTAINERD_URL, CRICTL_URL]);
     expect(host.fs.isFile('C:/Program Files/containerd/containerd.exe')).toBe(true);
     expect(host.service('containerd')).toMatchObject({ state: 'running', startMode: 'auto' });
   });
@@ -141,8 +143,11 @@ describe('Install-Containerd.ps1 without -skipHypervisorSupportCheck (hyperV: tr
     sim.dispose();
     sim = new WindowsSimulator();
     sim.addHost({ name: 'win1', rebootDownMs: 20 });
-    sim.host('win1').fs.write('C:/k/Install-Containerd.ps1', 'stand-in');
+    sim.host('win1').fs.mkdir('C:/k');
     registerClusterCommands(sim, { stateDir, failures: { 'Install-WindowsFeature': 1 } });
+    const url = pinnedScriptUrls(loadVersions())[0]!.url;
+    const args = winGetUrlModule.parseArgs({ url, dest: 'C:/k/Install-Containerd.ps1' });
+    expect((await runScript(sim, 'win1', winGetUrlScript(args, false))).code).toBe(0);
     const failed = await shell(WITHOUT_SWITCH);
     expect(failed.code).toBe(1);
     expect(failed.stderr).toContain(

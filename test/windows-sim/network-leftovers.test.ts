@@ -92,25 +92,33 @@ describe('kubeadm.exe reset leaves the pod network on the host', () => {
     expect([...hnsNetworks(host).values()]).toEqual([
       { name: 'flannel.4096', type: 'Overlay', subnet: '10.244.1.0/24' },
     ]);
-    const cached = JSON.parse(host.fs.read('C:/k/kube-proxy/source-vip.json')!.toString('utf8')) as {
-      ips: { address: string; gateway: string }[];
-    };
-    expect(cached.ips[0]).toMatchObject({ address: '10.244.1.2/24', gateway: '10.244.1.1' });
+    // The cache as kubemix's run.ps1 wrote it on that node (the lab reads the script: host-local's first address).
+    expect(host.fs.read('C:/k/kube-proxy/source-vip.json')?.toString('utf8')).toBe(
+      '{"subnet": "10.244.1.0/24", "vip": "10.244.1.2"}',
+    );
     expect(host.fs.read('C:/var/lib/cni/networks/flannel.4096/10.244.1.2')?.toString()).toBe(
       'kube-proxy-source-vip\r\nnone',
     );
     expect(host.fs.read('C:/run/flannel/subnet.env')?.toString()).toContain('FLANNEL_SUBNET=10.244.1.1/24');
   });
 
-  it('a new join on the host carries the cached source VIP into its node record', async () => {
+  it('a new join on the host carries the cached source VIP file into its node record, and run.ps1 replaces it', async () => {
     await joinWin1();
     await cmd('& C:/k/kubeadm.exe reset -f');
     sim.host('win1').fs.remove('C:/k/kubeadm-join.yaml');
     await joinWin1();
     const node = (await state.read()).nodes.find((n) => n.name === 'win1')!;
-    expect(node.leftovers).toEqual({ sourceVip: '10.244.1.2' });
-    // Joined third this time (index 2): the cached VIP is outside its 10.244.2.0/24.
+    // (run.ps1's kubeconfig.conf stays there too.)
+    expect(node.leftovers).toMatchObject({
+      hostFiles: { 'C:\\k\\kube-proxy\\source-vip.json': '{"subnet": "10.244.1.0/24", "vip": "10.244.1.2"}' },
+    });
+    // Joined third this time (index 2): the cached VIP is outside its 10.244.2.0/24, and kubemix's
+    // run.ps1, read by the lab with that file on the node, reserves 10.244.2.2 instead.
     expect(node.index).toBe(2);
+    await cmd('& C:/k/kubeadm.exe reset -f');
+    expect(sim.host('win1').fs.read('C:/k/kube-proxy/source-vip.json')?.toString('utf8')).toBe(
+      '{"subnet": "10.244.2.0/24", "vip": "10.244.2.2"}',
+    );
   });
 });
 

@@ -9,6 +9,7 @@ import {
   SHORT_FORM_OPTIONS,
 } from '../options.js';
 import { out } from '../output.js';
+import { contextVersionsReport, versionsText } from './versions.js';
 
 export const planHelp = `Usage: kubemix plan <spec> [options]
 
@@ -37,6 +38,9 @@ export async function planCommand(argv: string[]): Promise<number> {
   // What `up` and `down` would do now: the state's hosts and recorded resources, when there are some.
   const state = await readState(context.clusterDir);
   const plan = values.down ? context.downPlan(state) : withRecordedHosts(context.upPlan(), state);
-  out(format === 'json' ? JSON.stringify(plan, null, 2) : formatPlan(plan));
+  if (format === 'json') out(JSON.stringify(plan, null, 2));
+  else if (values.down) out(formatPlan(plan));
+  // What `up` installs comes first: the versions, then the tasks that install them.
+  else out(`${versionsText(contextVersionsReport(context))}\n\n${formatPlan(plan)}`);
   return 0;
 }

@@ -3,6 +3,7 @@ import { KubemixError } from '../../errors/index.js';
 import { psQuote } from '../../quote/index.js';
 import { addressInCidr, parseCidr } from '../../spec/cidr.js';
 import { WINDOWS_KUBELET_DEFAULT_ARGS } from '../../spec/schema.js';
+import type { WindowsVersion } from '../../types/windows.js';
 import { describeAwsError } from './client.js';
 import { kubernetesClusterTag, type Tag } from './tags.js';
 
@@ -80,7 +81,7 @@ export function dnsClusterIp(serviceCidr: string): string {
  * The public SSM parameter of the EKS-optimized Windows AMI for a Kubernetes minor (EKS User
  * Guide, "Retrieve recommended Microsoft Windows AMI IDs").
  */
-export function eksWindowsImageParameter(version: string, windowsVersion: '2019' | '2022'): string {
+export function eksWindowsImageParameter(version: string, windowsVersion: WindowsVersion): string {
   const minor = /^(\d+\.\d+)/.exec(version)?.[1];
   if (!minor) throw new TypeError(`not a Kubernetes version: ${version}`);
   return `/aws/service/ami-windows-latest/Windows_Server-${windowsVersion}-English-Core-EKS_Optimized-${minor}/image_id`;

@@ -1,6 +1,7 @@
 import { addressInCidr } from '../../spec/cidr.js';
 import type { ClusterSpec, Ec2Provider } from '../../spec/schema.js';
 import type { ConnectionKind, HostOs } from '../../types/inventory.js';
+import type { WindowsVersion } from '../../types/windows.js';
 
 /** Instance types of groups that name none: kubeadm's minimum is 2 vCPUs; Windows wants 8 GiB. */
 export const DEFAULT_INSTANCE_TYPE = { linux: 't3.large', windows: 'm5.large' } as const;
@@ -13,7 +14,7 @@ export const DEFAULT_INSTANCE_TYPE = { linux: 't3.large', windows: 'm5.large' } 
  */
 export const DEFAULT_IMAGE_PARAMETER = {
   linux: '/aws/service/debian/release/12/latest/amd64',
-  windows: (version: '2019' | '2022') =>
+  windows: (version: WindowsVersion) =>
     `/aws/service/ami-windows-latest/Windows_Server-${version}-English-Full-Base`,
 } as const;
 
@@ -23,7 +24,7 @@ export const DEFAULT_IMAGE_PARAMETER = {
  */
 export const DEFAULT_IMAGE_SEARCH = {
   linux: { owner: '136693071363', namePattern: 'debian-12-amd64-*' },
-  windows: (version: '2019' | '2022') => ({
+  windows: (version: WindowsVersion) => ({
     owner: 'amazon',
     namePattern: `Windows_Server-${version}-English-Full-Base-*`,
   }),
@@ -42,7 +43,7 @@ export interface InstanceGroupPlan {
   specPath: string;
   os: HostOs;
   connection: ConnectionKind;
-  windowsVersion?: '2019' | '2022';
+  windowsVersion?: WindowsVersion;
   instanceType: string;
   image: ImageSource;
   /** Node names, in order; instance i gets name i (by its AMI launch index). */
@@ -177,7 +178,7 @@ interface GroupInput {
   specPath: string;
   os: HostOs;
   connection: ConnectionKind;
-  windowsVersion?: '2019' | '2022' | undefined;
+  windowsVersion?: WindowsVersion | undefined;
   instanceType: string | undefined;
   diskGiB: number | undefined;
   nodes: string[];
@@ -199,7 +200,7 @@ function groupPlan(provider: Ec2Provider, input: GroupInput): InstanceGroupPlan 
   return plan;
 }
 
-function imageSource(provider: Ec2Provider, os: HostOs, version: '2019' | '2022'): ImageSource {
+function imageSource(provider: Ec2Provider, os: HostOs, version: WindowsVersion): ImageSource {
   const given = provider.images[os];
   if (given?.startsWith('ami-')) return { kind: 'id', imageId: given };
   if (given?.startsWith('ssm:')) return { kind: 'parameter', parameter: given.slice('ssm:'.length) };

@@ -1,0 +1,171 @@
+import { manifestImages } from '../manifests/vars.js';
+import { windowsWorkload } from '../manifests/windows-workloads.js';
+import type { WindowsVersion } from '../types/windows.js';
+import { kubernetesSupport, NEWEST_TESTED_MINOR, OLDEST_SUPPORTED_MINOR } from './kubernetes-support.js';
+import type { Versions } from './versions.js';
+
+/** One component of a cluster: what, which version or pin, where it goes, where it comes from. */
+export interface MatrixRow {
+  component: string;
+  version: string;
+  installedOn: string;
+  source: string;
+}
+
+/** Inputs of {@link versionMatrix}: all data, no I/O. */
+export interface MatrixInput {
+  /** playbooks/versions.yaml with the spec's overrides. */
+  versions: Versions;
+  /** The cluster's Kubernetes version (`1.36.4`). */
+  kubernetesVersion: string;
+  /** The Windows Server versions whose workload image is listed (the spec's Windows groups). */
+  windowsVersions: readonly WindowsVersion[];
+  /** kubeadm's etcd/coredns/pause for the minor (playbooks/artifacts.yaml), when known. */
+  kubeadmImages?: { etcd: string; coredns: string; pause: string };
+}
+
+const need = (versions: Versions, name: string): string => versions[name] ?? '(not pinned)';
+const SIG_WINDOWS_TOOLS = 'raw.githubusercontent.com/kubernetes-sigs/sig-windows-tools';
+
+/**
+ * Every component kubemix installs for a cluster, resolved from the pins (playbooks/versions.yaml
+ * plus the spec's `versions:`): `kubemix versions` prints it, `plan` starts with it, README.md
+ * carries it for the defaults. Pure.
+ */
+export function versionMatrix(input: MatrixInput): MatrixRow[] {
+  const { versions } = input;
+  const k8s = input.kubernetesVersion.replace(/^v/, '');
+  const minor = k8s.split('.').slice(0, 2).join('.');
+  const images = manifestImages(versions, k8s);
+  const revision = need(versions, 'kubernetes-package-revision');
+  const rows: MatrixRow[] = [
+    {
+      component: 'kubelet, kubeadm, kubectl',
+      version: `${k8s}-${revision}`,
+      installedOn: 'Linux nodes',
+      source: `pkgs.k8s.io/core:/stable:/v${minor}/deb`,
+    },
+    {
+      component: 'kubernetes-cni, cri-tools',
+      version: `${need(versions, 'kubernetes-cni-package')}, ${need(versions, 'cri-tools-package')}`,
+      installedOn: 'Linux nodes (with the packages above; carried in offline mode)',
+      source: `pkgs.k8s.io/core:/stable:/v${minor}/deb`,
+    },
+    {
+      component: 'kube-apiserver, -controller-manager, -scheduler, kube-proxy',
+      version: `v${k8s}`,
+      installedOn: 'control plane (kube-proxy: Linux nodes)',
+      source: 'registry.k8s.io (kubeadm)',
+    },
+  ];
+  if (input.kubeadmImages)
+    rows.push({
+      component: 'etcd, CoreDNS, pause',
+      version: `${input.kubeadmImages.etcd}, ${input.kubeadmImages.coredns}, ${input.kubeadmImages.pause}`,
+      installedOn: 'control plane (pause: Linux nodes)',
+      source: 'registry.k8s.io (kubeadm)',
+    });
+  rows.push(
+    {
+      component: 'containerd (Linux)',
+      version: `the distribution's if it meets ${need(versions, `containerd-minimum-${minor}`).split(' ').join('+, ')}+; else ${need(versions, 'containerd-linux')} with runc ${need(versions, 'runc-linux')}`,
+      installedOn: 'Linux nodes',
+      source: 'apt, or github.com/containerd/containerd releases (SHA-256 pinned)',
+    },
+    {
+      component: 'flannel, flannel CNI plugin',
+      version: `${images.flannel}, ${images.flannel_cni_plugin}`,
+      installedOn: 'Linux nodes (DaemonSet)',
+      source: 'flannel-io/flannel Documentation/kube-flannel.yml',
+    },
+    {
+      component: 'Install-Containerd.ps1',
+      version: need(versions, 'install-containerd-script'),
+      installedOn: 'Windows nodes (runs once)',
+      source: `${SIG_WINDOWS_TOOLS}/<commit>/hostprocess/Install-Containerd.ps1`,
+    },
+    {
+      component: 'containerd, crictl (Windows)',
+      version: `${need(versions, 'containerd')}, ${need(versions, 'crictl')}`,
+      installedOn: 'Windows nodes',
+      source: 'github.com/containerd/containerd, kubernetes-sigs/cri-tools releases (Install-Containerd.ps1)',
+    },
+    {
+      component: 'PrepareNode.ps1',
+      version: need(versions, 'prepare-node-script'),
+      installedOn: 'Windows nodes (runs once)',
+      source: `${SIG_WINDOWS_TOOLS}/<commit>/hostprocess/PrepareNode.ps1`,
+    },
+    {
+      component: 'kubelet.exe, kubeadm.exe, nssm',
+      version: `v${k8s}, nssm ${need(versions, 'nssm')}`,
+      installedOn: 'Windows nodes',
+      source: `dl.k8s.io/v${k8s}/bin/windows/amd64, the Kubernetes test mirror (PrepareNode.ps1)`,
+    },
+    {
+      component: 'sandbox (pause) image',
+      version: need(versions, 'windows-sandbox-image'),
+      installedOn: 'Windows nodes',
+      source: "containerd's default (config default)",
+    },
+    {
+      component: 'flannel (Windows, HostProcess)',
+      version: images.windows_flannel,
+      installedOn: 'Windows nodes (DaemonSet)',
+      source: 'sigwindowstools image (last built for v0.21.5)',
+    },
+    {
+      component: 'kube-proxy (Windows, HostProcess)',
+      version: images.windows_kube_proxy,
+      installedOn: 'Windows nodes (DaemonSet)',
+      source: 'sig-windows-tools sync-kube-proxy-images workflow',
+    },
+  );
+  for (const version of input.windowsVersions) {
+    const workload = windowsWorkload(version);
+    rows.push({
+      component: `win-webserver (Windows Server ${version}, ${workload.build})`,
+      version: workload.image,
+      installedOn: `Windows Server ${version} nodes (verify)`,
+      source: 'mcr.microsoft.com',
+    });
+  }
+  return rows;
+}
+
+/** One line on the supported range, and on this version's place in it. */
+export function supportLine(kubernetesVersion: string): string {
+  const support = kubernetesSupport(kubernetesVersion);
+  const range = `supported Kubernetes: ${OLDEST_SUPPORTED_MINOR} to ${NEWEST_TESTED_MINOR}`;
+  return support.kind === 'untested' ? `${range} (${kubernetesVersion}: newer than tested)` : range;
+}
+
+/** The matrix as a Markdown table (README.md carries the defaults' one). */
+export function matrixMarkdown(rows: readonly MatrixRow[]): string {
+  const cell = (text: string) => text.replace(/\|/g, '\\|');
+  return [
+    '| component | version or pin | installed on | comes from |',
+    '| --- | --- | --- | --- |',
+    ...rows.map(
+      (r) => `| ${cell(r.component)} | ${cell(r.version)} | ${cell(r.installedOn)} | ${cell(r.source)} |`,
+    ),
+  ].join('\n');
+}
+
+/** The matrix as aligned text columns. */
+export function matrixText(rows: readonly MatrixRow[]): string {
+  const header: MatrixRow = {
+    component: 'COMPONENT',
+    version: 'VERSION',
+    installedOn: 'INSTALLED ON',
+    source: 'FROM',
+  };
+  const all = [header, ...rows];
+  const width = (key: keyof MatrixRow) => Math.max(...all.map((r) => r[key].length));
+  const [c, v, i] = [width('component'), width('version'), width('installedOn')];
+  return all
+    .map((r) =>
+      `${r.component.padEnd(c)}  ${r.version.padEnd(v)}  ${r.installedOn.padEnd(i)}  ${r.source}`.trimEnd(),
+    )
+    .join('\n');
+}
