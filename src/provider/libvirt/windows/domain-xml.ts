@@ -2,8 +2,8 @@ import { XMLBuilder } from 'fast-xml-parser';
 import type { WindowsDeviceModel } from './guest.js';
 import { HYPERV_SPINLOCK_RETRIES, type HypervChoice } from './hyperv.js';
 
-/** How the hypervisor runs guests: KVM, or QEMU's software emulation (TCG) when KVM is unusable. */
-export type Accelerator = 'kvm' | 'tcg';
+/** libvirt domain type: `kvm`, or `qemu` (TCG software emulation) when the preflight found KVM unusable. */
+export type Accelerator = 'kvm' | 'qemu';
 
 /** Everything the domain XML of a Windows guest depends on. */
 export interface WindowsDomainOptions {
@@ -111,7 +111,7 @@ function disks(options: WindowsDomainOptions): Node[] {
  */
 export function windowsDomainXml(options: WindowsDomainOptions): string {
   const domain: Node = {
-    '@_type': options.accelerator === 'kvm' ? 'kvm' : 'qemu',
+    '@_type': options.accelerator,
     name: options.name,
     memory: { '@_unit': 'MiB', '#text': options.memoryMiB },
     vcpu: options.vcpus,
