@@ -3,10 +3,14 @@
 # Debian packages: OpenSSH (the lab's real sshd hosts), iproute2 (network namespaces), sudo
 # (become), procps + util-linux (lab process and namespace tools), python3-winrm (an independent
 # WinRM client that proves our WinRM test server), openssl (the test server's throwaway TLS certificate).
+# Windows guests on libvirt: libvirt-clients (virsh, virt-xml-validate), libvirt-daemon-driver-qemu +
+# qemu-system-x86 + qemu-utils (libvirt's embedded QEMU driver starts the Windows domain XML under
+# TCG), genisoimage (genisoimage and isoinfo for the config ISO).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 APT_PACKAGES=(openssh-server openssh-client iproute2 sudo procps util-linux python3-winrm python3-requests-ntlm openssl)
+APT_PACKAGES+=(libvirt-clients libvirt-daemon-driver-qemu qemu-system-x86 qemu-utils genisoimage)
 
 missing=()
 for pkg in "${APT_PACKAGES[@]}"; do
