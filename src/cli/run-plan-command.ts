@@ -1,10 +1,25 @@
 import { join } from 'node:path';
-import { type RunSummary, runPlan } from '../engine/index.js';
+import { type RunSummary, readSecrets, runPlan } from '../engine/index.js';
 import { createTransportFactory } from '../executor/create-transport.js';
 import { createPlaybookStepExecutor } from '../playbook/step-executor.js';
 import type { Plan } from '../types/plan.js';
 import { err, out } from './output.js';
 import { startRunSession } from './run-session.js';
+
+/** Reads `<output>.<key>` from the secret outputs of a cluster (any host's), at the moment of asking. */
+export function secretReader(clusterDir: string) {
+  return async (path: string): Promise<string | undefined> => {
+    const [output, ...key] = path.split('.');
+    for (const outputs of Object.values(await readSecrets(clusterDir))) {
+      const value = key.reduce<unknown>(
+        (at, part) => (at && typeof at === 'object' ? (at as Record<string, unknown>)[part] : undefined),
+        outputs[output ?? ''],
+      );
+      if (typeof value === 'string') return value;
+    }
+    return undefined;
+  };
+}
 
 /** Flags shared by `up` and `down`. */
 export interface RunFlags {
@@ -59,7 +74,10 @@ export async function runPlanWithRenderers(plan: Plan, clusterDir: string, flags
       plan,
       clusterDir,
       // Hosts kubemix created are trusted on first use; their keys go to the cluster's own known_hosts.
-      transports: createTransportFactory({ clusterKnownHosts: join(clusterDir, 'known_hosts') }),
+      transports: createTransportFactory({
+        clusterKnownHosts: join(clusterDir, 'known_hosts'),
+        readSecret: secretReader(flags.ledgerDir ?? clusterDir),
+      }),
       // Steps run through the playbook task executor, which renders their templates itself
       // (per loop item, with registered results in scope), so the engine passes args as written.
       executeStep: createPlaybookStepExecutor(),

@@ -5,9 +5,13 @@ import type { InventoryHost } from '../types/inventory.js';
 import { LazyTransport } from './lazy-transport.js';
 import { type SshDefaults, sshOptionsFor } from './ssh-options.js';
 import type { ConnectionSecrets, TransportFactory } from './transport-pool.js';
+import type { SecretReader } from './winrm-options.js';
 
-/** Settings that come from the run rather than the host (the cluster's own known_hosts). */
-export type TransportDefaults = SshDefaults;
+/**
+ * Settings that come from the run rather than the host: the cluster's own known_hosts, and where
+ * passwords a provider generated are read (secrets.json).
+ */
+export type TransportDefaults = SshDefaults & { readSecret?: SecretReader };
 
 /** A factory that picks the transport for a host's connection kind. The only module that knows every wire. */
 export function createTransportFactory(defaults: TransportDefaults = {}): TransportFactory {
@@ -19,7 +23,7 @@ export function createTransportFactory(defaults: TransportDefaults = {}): Transp
         return new SshTransport(sshOptionsFor(host, defaults, secrets));
       case 'winrm':
         return new LazyTransport(host.name, 'winrm', async () =>
-          (await import('./winrm-options.js')).winrmTransportFor(host, secrets),
+          (await import('./winrm-options.js')).winrmTransportFor(host, secrets, defaults.readSecret),
         );
     }
   };

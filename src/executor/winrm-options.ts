@@ -42,7 +42,29 @@ export function winrmOptionsFor(host: InventoryHost, secrets: ConnectionSecrets 
   return options;
 }
 
+/**
+ * Host variable naming a secret output (`<output>.<key>` in the cluster's secrets.json) that holds
+ * the host's password: what a provider that generated the password sets instead of a reference
+ * (libvirt's Windows guests; EC2's GetPasswordData), so the password lives in secrets.json only.
+ */
+export const PASSWORD_SECRET_VAR = 'kubemix_password_secret';
+
+/** Reads a secret output by `<output>.<key>` (the CLI reads the cluster's secrets.json). */
+export type SecretReader = (path: string) => Promise<string | undefined>;
+
 /** A WinRM transport for a host (its options checked when made, its password read at connect). */
-export function winrmTransportFor(host: InventoryHost, secrets?: ConnectionSecrets): WinrmTransport {
-  return new WinrmTransport(winrmOptionsFor(host, secrets));
+export async function winrmTransportFor(
+  host: InventoryHost,
+  secrets: ConnectionSecrets = {},
+  readSecret?: SecretReader,
+): Promise<WinrmTransport> {
+  const path = str(host.vars?.[PASSWORD_SECRET_VAR]);
+  if (!path || host.credentials?.password || secrets.password !== undefined)
+    return new WinrmTransport(winrmOptionsFor(host, secrets));
+  const password = await readSecret?.(path);
+  if (password === undefined)
+    throw new SecretRefError(
+      `${host.name}: its password (secret output ${path}) is not in the cluster's secrets.json`,
+    );
+  return new WinrmTransport(winrmOptionsFor(host, { ...secrets, password }));
 }

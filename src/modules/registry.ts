@@ -20,6 +20,11 @@ import {
   libvirtLeakCheckModule,
   libvirtNetworkModule,
   libvirtPreflightModule,
+  libvirtRemoveConfigIsoModule,
+  libvirtTunnelModule,
+  libvirtWindowsInstallModule,
+  libvirtWindowsPasswordsModule,
+  windowsFirstLogonModule,
 } from './libvirt/index.js';
 import { waitForModule } from './net/wait-for.js';
 import { waitForConnectionModule } from './net/wait-for-connection.js';
@@ -104,6 +109,11 @@ for (const module of [
   libvirtDestroyNetworkModule,
   libvirtLeakCheckModule,
   libvirtInspectModule,
+  libvirtTunnelModule,
+  libvirtWindowsPasswordsModule,
+  libvirtWindowsInstallModule,
+  windowsFirstLogonModule,
+  libvirtRemoveConfigIsoModule,
 ] as Module<any>[]) {
   registerModule(module);
 }

@@ -38,7 +38,12 @@ export type ModuleAction =
    * disk: providers record their intent before each create call. Fails where there is no ledger
    * (outside `kubemix up` / `down`).
    */
-  | { kind: 'record'; update: ProvisionUpdate };
+  | { kind: 'record'; update: ProvisionUpdate }
+  /**
+   * Tell the user what a long wait sees (one line; the engine emits a redacted `step-progress`
+   * event, shown under the task). Runs nothing; never fails.
+   */
+  | { kind: 'progress'; message: string };
 
 /** What a module can see: the target host and the variables of the run. No connections. */
 export interface ModuleContext {

@@ -1,5 +1,6 @@
 import { cidrsOverlap, parseCidr } from './cidr.js';
 import { windowsKubeProxySkewRule } from './kube-proxy-skew-rule.js';
+import { libvirtRules } from './libvirt-rules.js';
 import { type CrossFieldRule, duplicateNames, generatedNodeName } from './rule-helpers.js';
 import {
   DEFAULT_LIBVIRT_CIDR,
@@ -170,6 +171,7 @@ export const CROSS_FIELD_RULES: readonly CrossFieldRule[] = [
   generatedNodeNamesRule,
   cidrOverlapRule,
   windowsKubeProxySkewRule,
+  libvirtRules,
   ...staticHostRules,
 ];
 

@@ -23,6 +23,8 @@ export interface GroupView {
   windowsVersion?: unknown;
   taint?: unknown;
   hyperV?: unknown;
+  /** The group gives credentials (any). */
+  credentials: boolean;
 }
 
 /** A static host or a hypervisor as written. */
@@ -31,6 +33,7 @@ export interface HostView {
   name?: string;
   group?: string;
   connection?: string;
+  address?: string;
 }
 
 /** What the cross-field rules look at. */
@@ -47,6 +50,12 @@ export interface SpecView {
     hosts: HostView[];
     hypervisors: HostView[];
     networkCIDR?: string;
+    /** libvirt: `images.windows` is given. */
+    windowsImage: boolean;
+    /** libvirt: `tunnel.port` as written. */
+    tunnelPort?: number;
+    /** libvirt: `windows.goldenImage` as written. */
+    goldenImage?: unknown;
   };
 }
 
@@ -67,7 +76,13 @@ function number(value: unknown): number | undefined {
 
 function hostView(value: unknown, index: number): HostView {
   const host = record(value);
-  return { index, name: text(host.name), group: text(host.group), connection: text(host.connection) };
+  return {
+    index,
+    name: text(host.name),
+    group: text(host.group),
+    connection: text(host.connection),
+    address: text(host.address),
+  };
 }
 
 /** Reads the parts of a spec the cross-field rules need, tolerating any shape. */
@@ -108,6 +123,7 @@ export function specView(input: unknown): SpecView {
         windowsVersion: group.windowsVersion,
         taint: group.taint,
         hyperV: group.hyperV,
+        credentials: group.credentials !== undefined,
       };
     }),
     provider: {
@@ -115,6 +131,9 @@ export function specView(input: unknown): SpecView {
       hosts: list(provider.hosts).map(hostView),
       hypervisors: list(provider.hypervisors).map(hostView),
       networkCIDR: text(record(provider.network).cidr),
+      windowsImage: record(provider.images).windows !== undefined,
+      tunnelPort: number(record(provider.tunnel).port),
+      goldenImage: record(provider.windows).goldenImage,
     },
   };
 }
