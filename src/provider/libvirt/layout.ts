@@ -16,6 +16,12 @@ import { computerNames } from './windows/computer-name.js';
 /** libvirt URI on the hypervisors unless the spec names one. */
 export const DEFAULT_LIBVIRT_URI = 'qemu:///system';
 /**
+ * The `uri` argument of every libvirt step: each hypervisor's own (hypervisors[].uri, else
+ * provider.uri, else qemu:///system), from its host variables, or the guest's hypervisor's for
+ * steps a guest delegates to it.
+ */
+export const HYPERVISOR_URI = '{{ vars.libvirt_uri }}';
+/**
  * Guests' first address in the network: .1 is the gateway hypervisor's, the next ones the other
  * hypervisors' bridges (so at most FIRST_GUEST_OFFSET - 1 hypervisors get guests).
  */
@@ -50,7 +56,10 @@ export function hypervisorHosts(provider: LibvirtSpec): InventoryHost[] {
     };
     if (!local) host.port = hv.port ?? 22;
     if (hv.credentials) host.credentials = hv.credentials;
-    if (!local && provider.knownHosts) host.vars = { kubemix_known_hosts: [provider.knownHosts] };
+    host.vars = {
+      libvirt_uri: hv.uri ?? provider.uri ?? DEFAULT_LIBVIRT_URI,
+      ...(!local && provider.knownHosts ? { kubemix_known_hosts: [provider.knownHosts] } : {}),
+    };
     return host;
   });
 }
@@ -66,7 +75,6 @@ export interface PlacedOnHypervisor {
 
 /** Everything the libvirt tasks know about one cluster, computed once from the spec. */
 export interface LibvirtLayout {
-  uri: string;
   cluster: string;
   dataDir: string;
   pool: string;
@@ -210,10 +218,10 @@ export function libvirtLayout(
         const image = disk.source.kind === 'cached' ? disk.source.image : disk.source.base;
         if (!entry.images.some((i) => i.volume === image.volume)) entry.images.push(image);
       }
-    return nodeHost({ request, guest, clusterDir: context.clusterDir, jump });
+    const uri = hypervisors.find((h) => h.name === hypervisor)?.vars?.['libvirt_uri'] as string;
+    return nodeHost({ request, guest, clusterDir: context.clusterDir, jump, uri });
   });
   return {
-    uri: provider.uri ?? DEFAULT_LIBVIRT_URI,
     cluster,
     dataDir: provider.dataDir,
     pool: provider.storagePool,

@@ -11,7 +11,7 @@ import type {
 } from '../types.js';
 import { type CachedImage, cachedImage, defaultLinuxImage } from './image.js';
 import {
-  DEFAULT_LIBVIRT_URI,
+  HYPERVISOR_URI,
   hypervisorHosts,
   type LibvirtClusterSpec,
   type LibvirtLayout,
@@ -148,11 +148,11 @@ export class LibvirtProvider implements Provider {
   plan(spec: ClusterSpec, requests: NodeRequest[], context: ProviderContext): ProviderPlan {
     const libvirt = asLibvirt(spec);
     const layout = libvirtLayout(libvirt, requests, context);
-    const common = { uri: layout.uri, cluster: layout.cluster, dataDir: layout.dataDir, pool: layout.pool };
+    const common = { uri: HYPERVISOR_URI, cluster: layout.cluster, dataDir: layout.dataDir, pool: layout.pool };
     const active = layout.hypervisors.filter((h) => layout.placed.has(h.name));
     const gateway = [...layout.placed.values()][0]?.network;
     const waits = libvirtWaitSteps({
-      uri: layout.uri,
+      uri: HYPERVISOR_URI,
       pool: layout.pool,
       windowsMinutes: libvirt.provider.windows.installTimeoutMinutes,
     });
@@ -192,7 +192,7 @@ export class LibvirtProvider implements Provider {
           name: 'inspect',
           module: 'libvirt_inspect',
           args: {
-            uri: provider.uri ?? DEFAULT_LIBVIRT_URI,
+            uri: HYPERVISOR_URI,
             cluster: spec.name,
             dataDir: provider.dataDir,
             pool: provider.storagePool,
@@ -220,7 +220,7 @@ export class LibvirtProvider implements Provider {
       ]),
     );
     const common = {
-      uri: provider.uri ?? DEFAULT_LIBVIRT_URI,
+      uri: HYPERVISOR_URI,
       cluster: spec.name,
       dataDir: provider.dataDir,
       pool: provider.storagePool,

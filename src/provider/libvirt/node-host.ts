@@ -35,6 +35,8 @@ export function nodeHost(options: {
   guest: GuestDefinition;
   clusterDir: string;
   jump: JumpHost | undefined;
+  /** libvirt URI of its hypervisor (for the steps it delegates there). */
+  uri: string;
 }): InventoryHost {
   const { request, guest } = options;
   const host: InventoryHost = {
@@ -49,6 +51,7 @@ export function nodeHost(options: {
     vars: {
       ...request.vars,
       hypervisor: guest.hypervisor,
+      libvirt_uri: options.uri,
       libvirt_domain: guest.domain,
       mac: guest.mac,
       kubemix_address: 'reserved',
