@@ -5,6 +5,8 @@ import { dirname, join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { parse, stringify } from 'yaml';
+import { fillArtifactsDir } from '../../fixtures/artifacts/offline-fixtures.js';
+import { type LabStaticRelease, makeStaticRelease } from '../../fixtures/artifacts/static-release.js';
 import { type MixedClusterLab, startMixedClusterLab } from '../../fixtures/cluster-lab/mixed-lab.js';
 import type { HostState } from '../../fixtures/lab/standins/runtime.js';
 import { normalizeImageRef } from '../../fixtures/lab/standins/tools/image-archive.js';
@@ -14,8 +16,6 @@ import { loadClusterContext } from '../../src/cli/cluster-context.js';
 import { artifactsCommand } from '../../src/cli/commands/artifacts.js';
 import type { InventoryHost } from '../../src/types/inventory.js';
 import { loadVersions } from '../../src/versions/versions.js';
-import { fillArtifactsDir } from '../artifacts/offline-fixtures.js';
-import { type LabStaticRelease, makeStaticRelease } from '../playbooks-cluster/static-release.js';
 import { kubemix, tempClusterDir } from './helpers.js';
 
 // Offline mode end to end: `kubemix artifacts` fills a directory from a loopback mirror, then

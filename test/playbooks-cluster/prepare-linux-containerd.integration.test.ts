@@ -2,13 +2,17 @@ import { existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  type LabStaticRelease,
+  makeStaticRelease,
+  publishStaticRelease,
+} from '../../fixtures/artifacts/static-release.js';
 import { type ClusterLab, startClusterLab } from '../../fixtures/lab/cluster-lab.js';
 import { compiledStandinsDir } from '../../fixtures/lab/install-standins.js';
 import type { HostState } from '../../fixtures/lab/standins/runtime.js';
 import { loadVersions } from '../../src/versions/versions.js';
 import { testTempDir } from '../helpers/temp.js';
 import { failures, labPlanVars, labSsh, runClusterPlays } from './helpers.js';
-import { type LabStaticRelease, makeStaticRelease, publishStaticRelease } from './static-release.js';
 
 // Where prepare-linux gets containerd, on lab hosts that play Debian 12 (bookworm: containerd
 // 1.6.20, below containerd's minimum for Kubernetes 1.31) and Debian 13 (trixie: 1.7.24, above
