@@ -6,6 +6,7 @@ import { leftovers, removeTestStorage, testImage, writeLibvirtSpec } from '../..
 import { ensureLibvirtd, type TestLibvirtd, virsh } from '../../fixtures/libvirt/libvirtd.js';
 import { readState } from '../../src/engine/index.js';
 import { bridgeName } from '../../src/provider/libvirt/names.js';
+import { LOCAL_HYPERVISOR } from '../../src/spec/schema.js';
 import { kubemix, tempClusterDir } from '../e2e/helpers.js';
 import { waitFor } from '../engine/helpers.js';
 
@@ -49,7 +50,7 @@ afterAll(async () => {
 describe('libvirt provider faults', () => {
   it('create-network fails (its bridge name is taken): down removes what was recorded, nothing is left', async () => {
     const c = await newCluster('kmxfault1', '10.213.21.0/24');
-    const bridge = bridgeName(c.name);
+    const bridge = bridgeName(c.name, LOCAL_HYPERVISOR.name);
     await execa('ip', ['link', 'add', bridge, 'type', 'bridge']);
     try {
       const up = await kubemix(['up', c.spec, '--cluster-dir', c.clusterDir]);

@@ -20,7 +20,7 @@ export const DEFAULT_LIBVIRT_URI = 'qemu:///system';
  * provider.uri, else qemu:///system), from its host variables, or the guest's hypervisor's for
  * steps a guest delegates to it.
  */
-export const HYPERVISOR_URI = '{{ vars.libvirt_uri }}';
+export const HYPERVISOR_URI = '{{ libvirt_uri }}';
 /**
  * Guests' first address in the network: .1 is the gateway hypervisor's, the next ones the other
  * hypervisors' bridges (so at most FIRST_GUEST_OFFSET - 1 hypervisors get guests).

@@ -148,7 +148,12 @@ export class LibvirtProvider implements Provider {
   plan(spec: ClusterSpec, requests: NodeRequest[], context: ProviderContext): ProviderPlan {
     const libvirt = asLibvirt(spec);
     const layout = libvirtLayout(libvirt, requests, context);
-    const common = { uri: HYPERVISOR_URI, cluster: layout.cluster, dataDir: layout.dataDir, pool: layout.pool };
+    const common = {
+      uri: HYPERVISOR_URI,
+      cluster: layout.cluster,
+      dataDir: layout.dataDir,
+      pool: layout.pool,
+    };
     const active = layout.hypervisors.filter((h) => layout.placed.has(h.name));
     const gateway = [...layout.placed.values()][0]?.network;
     const waits = libvirtWaitSteps({

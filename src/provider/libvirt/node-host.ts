@@ -59,7 +59,11 @@ export function nodeHost(options: {
     },
   };
   const port = defaultPort(request.connection);
-  if (port !== undefined) host.port = port;
+  if (port !== undefined) {
+    host.port = port;
+    // What the Windows install wait asks from the hypervisor: the port the guest will answer on.
+    host.vars = { ...host.vars, libvirt_wait_port: port };
+  }
   const key = { file: clusterKeyPath(options.clusterDir) };
   if (request.os === 'linux') host.credentials = { user: 'root', privateKey: key };
   else if (request.connection === 'ssh') host.credentials = { user: WINDOWS_ADMIN_USER, privateKey: key };

@@ -1,7 +1,7 @@
 import type { PlanStep } from '../../types/plan.js';
 
 /** Runs a step on the hypervisor the node's guest is placed on. */
-const onHypervisor = { delegateTo: '{{ vars.hypervisor }}' };
+const onHypervisor = { delegateTo: '{{ hypervisor }}' };
 
 /**
  * wait-for-hosts on libvirt guests. Before connecting, a Windows guest's unattended install is
@@ -22,10 +22,10 @@ export function libvirtWaitSteps(options: { uri: string; pool: string; windowsMi
         os: 'windows',
         args: {
           uri: options.uri,
-          domain: '{{ vars.libvirt_domain }}',
-          disk: '{{ vars.libvirt_system_disk }}',
+          domain: '{{ libvirt_domain }}',
+          disk: '{{ libvirt_system_disk }}',
           address: '{{ ansible_host }}',
-          port: '{{ host.port }}',
+          port: '{{ libvirt_wait_port }}',
           timeoutMinutes: options.windowsMinutes,
         },
         keywords: onHypervisor,
@@ -59,9 +59,9 @@ export function libvirtWaitSteps(options: { uri: string; pool: string; windowsMi
         args: {
           uri: options.uri,
           pool: options.pool,
-          domain: '{{ vars.libvirt_domain }}',
-          volume: '{{ vars.libvirt_config_volume }}',
-          target: '{{ vars.libvirt_config_target }}',
+          domain: '{{ libvirt_domain }}',
+          volume: '{{ libvirt_config_volume }}',
+          target: '{{ libvirt_config_target }}',
         },
         keywords: onHypervisor,
       },
