@@ -47,7 +47,8 @@ export const libvirtRules: CrossFieldRule = (spec) => {
       });
   const tunnelPort = spec.provider.tunnelPort ?? DEFAULT_TUNNEL_PORT;
   const flannelPort = spec.network.port ?? WINDOWS_VXLAN_PORT;
-  if (hypervisors.length > 1 && tunnelPort === flannelPort)
+  // 4789 itself is refused by the schema, whatever flannel's port.
+  if (hypervisors.length > 1 && tunnelPort === flannelPort && tunnelPort !== WINDOWS_VXLAN_PORT)
     issues.push({
       path: ['provider', 'tunnel', 'port'],
       message: `must differ from the guests' flannel port ${flannelPort} (network.flannel.port)`,

@@ -40,6 +40,7 @@ describe('invalid spec fixtures', () => {
       'duplicate-names',
       'windows-version-on-linux',
       'several-problems',
+      'libvirt-hypervisors',
     ]) {
       expect(names).toContain(name);
     }
