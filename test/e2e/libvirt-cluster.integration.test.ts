@@ -5,6 +5,7 @@ import { type FileServer, serveFiles } from '../../fixtures/libvirt/file-server.
 import { guestSsh, leftovers, removeTestStorage, testImage } from '../../fixtures/libvirt/lab.js';
 import { ensureLibvirtd, type TestLibvirtd } from '../../fixtures/libvirt/libvirtd.js';
 import { writeOfflineLibvirtSpec } from '../../fixtures/libvirt/offline-artifacts.js';
+import { type TestCluster, uniqueTestCluster } from '../../fixtures/libvirt/test-cluster.js';
 import type { Artifact } from '../../src/artifacts/index.js';
 import { loadVersions } from '../../src/versions/versions.js';
 import { kubemix, tempClusterDir } from './helpers.js';
@@ -18,14 +19,10 @@ import { kubemix, tempClusterDir } from './helpers.js';
 // the test (kubelet's with a systemd unit, so `systemctl enable kubelet` works), and the container
 // images are minimal real OCI images that containerd imports. Then `kubemix down` must leave
 // nothing of the cluster: checked by kubemix's leak check and again by the test itself.
-const cluster = {
-  name: 'kmxe2e',
-  cidr: '10.213.10.0/24',
-  dataDir: '/var/lib/kubemix-tests-e2e',
-  pool: 'kubemix-tests-e2e',
-};
-const controller = '10.213.10.11';
-const worker = '10.213.10.12';
+// A fresh name, network and pool per run: other worktrees may run this test on the same libvirtd.
+let cluster: TestCluster;
+let controller: string;
+let worker: string;
 let libvirtd: TestLibvirtd;
 let server: FileServer;
 let spec: string;
@@ -35,6 +32,8 @@ let upResult: Awaited<ReturnType<typeof kubemix>>;
 
 beforeAll(async () => {
   libvirtd = await ensureLibvirtd();
+  cluster = await uniqueTestCluster('kmxe2e');
+  [controller, worker] = [cluster.guest(0), cluster.guest(1)];
   const image = await testImage();
   clusterDir = join(await tempClusterDir(), 'cluster');
   server = await serveFiles({ '/images/debian-13-test.qcow2': image.path });
@@ -47,9 +46,9 @@ beforeAll(async () => {
 }, 30 * 60_000);
 
 afterAll(async () => {
-  if (spec && (await leftovers(cluster)).length > 0)
+  if (spec && cluster && (await leftovers(cluster)).length > 0)
     await kubemix(['down', spec, '--cluster-dir', clusterDir]);
-  await removeTestStorage(cluster);
+  if (cluster) await removeTestStorage(cluster);
   if (clusterDir) await rm(join(clusterDir, '..'), { recursive: true, force: true });
   await server?.close();
   await libvirtd?.stop();
