@@ -49,6 +49,7 @@ export function linuxGuest(input: GuestInput): GuestDefinition {
             instanceId: domain,
             mac: input.mac,
             publicKey: input.publicKey,
+            ...(input.mtu === undefined ? {} : { mtu: input.mtu }),
           }),
         },
       },
