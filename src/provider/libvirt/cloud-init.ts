@@ -10,8 +10,6 @@ export interface CloudInitInput {
   mac: string;
   /** The cluster's SSH public key (OpenSSH format). */
   publicKey: string;
-  /** The NIC's MTU when the network spans hypervisors (the tunnel's); else what DHCP gives. */
-  mtu?: number;
 }
 
 /**
@@ -38,16 +36,7 @@ export function nocloudSeed(input: CloudInitInput): Record<string, string> {
   const metaData = { 'instance-id': input.instanceId, 'local-hostname': input.hostname };
   const networkConfig = {
     version: 2,
-    ethernets: {
-      primary: {
-        match: { macaddress: input.mac },
-        dhcp4: true,
-        // Set by the guest itself: measured on the two-hypervisor e2e, neither the network's
-        // <mtu> (libvirt) nor its DHCP option reached the Debian guest, which kept 1500 and would
-        // send frames the 1450-byte tunnel drops.
-        ...(input.mtu === undefined ? {} : { mtu: input.mtu }),
-      },
-    },
+    ethernets: { primary: { match: { macaddress: input.mac }, dhcp4: true } },
   };
   return {
     'user-data': `#cloud-config\n${stringify(userData)}`,

@@ -18,8 +18,6 @@ export interface GuestInput {
   network: string;
   /** DNS domain of the cluster network. */
   dnsDomain: string;
-  /** The network's MTU when it spans hypervisors through the tunnel. */
-  mtu?: number;
   /** kubemix's directory on the hypervisor. */
   dataDir: string;
   /** The cluster's SSH public key. */

@@ -205,7 +205,6 @@ export function libvirtLayout(
       mac: macAddress(cluster, request.name),
       network: entry.network.name,
       dnsDomain: entry.network.dnsDomain,
-      ...(entry.network.mtu === undefined ? {} : { mtu: entry.network.mtu }),
       dataDir: provider.dataDir,
       publicKey: context.publicKey ?? PENDING_KEY,
       connection: request.connection,

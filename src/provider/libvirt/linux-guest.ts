@@ -49,7 +49,6 @@ export function linuxGuest(input: GuestInput): GuestDefinition {
             instanceId: domain,
             mac: input.mac,
             publicKey: input.publicKey,
-            ...(input.mtu === undefined ? {} : { mtu: input.mtu }),
           }),
         },
       },
