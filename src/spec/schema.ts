@@ -158,7 +158,9 @@ export const providerSchema = z.discriminatedUnion('type', [
           .describe('NAT network of the guests; every guest gets a DHCP reservation in it.'),
       })
       .prefault({})
-      .describe('The libvirt network kubemix creates on each hypervisor, named <cluster>.<hypervisor>.network.'),
+      .describe(
+        'The libvirt network kubemix creates on each hypervisor, named <cluster>.<hypervisor>.network.',
+      ),
     uri: z.string().optional().describe('libvirt URI on the hypervisors (default qemu:///system).'),
     knownHosts: z
       .string()
