@@ -162,6 +162,13 @@ describe('Windows domain under TCG (real QEMU through the embedded libvirt drive
       errors = run.stderr;
     } finally {
       execFileSync('virsh', ['-c', uri, `destroy ${name}; undefine ${name}`], { stdio: 'ignore' });
+      // The embedded driver leaves the domain's (empty) cgroups behind: remove them, deepest first.
+      execFileSync('sh', [
+        '-c',
+        'find /sys/fs/cgroup -maxdepth 3 -type d -name "qemu-embed-*-$1.*" | while read -r d; do find "$d" -depth -type d -exec rmdir {} + 2>/dev/null; done; true',
+        'sh',
+        name,
+      ]);
     }
     const sections = out.split('\n\n');
     expect(out, errors).toContain(`Domain '${name}' started`);
