@@ -7,7 +7,7 @@ import { leftovers, removeTestStorage, testImage, writeLibvirtSpec } from '../..
 import { ensureLibvirtd, type TestLibvirtd, virsh } from '../../fixtures/libvirt/libvirtd.js';
 import { uniqueTestCluster } from '../../fixtures/libvirt/test-cluster.js';
 import { readState } from '../../src/engine/index.js';
-import { bridgeName } from '../../src/provider/libvirt/names.js';
+import { bridgeName, networkName } from '../../src/provider/libvirt/names.js';
 import { LOCAL_HYPERVISOR } from '../../src/spec/schema.js';
 import { kubemix, tempClusterDir } from '../e2e/helpers.js';
 import { waitFor } from '../engine/helpers.js';
@@ -133,7 +133,7 @@ describe('libvirt provider faults', () => {
       [
         `directory ${storage.dataDir}/clusters/${c.name} created`,
         `domain ${c.name}.controller-01 created`,
-        `network ${c.name}.network created`,
+        `network ${networkName(c.name, LOCAL_HYPERVISOR.name)} created`,
         `volume ${c.name}.controller-01.disk.qcow2 created`,
         `volume ${c.name}.controller-01.seed.iso created`,
       ].sort(),
