@@ -7,7 +7,7 @@
 # against a JUnit schema), shellcheck (actionlint checks the example workflow's scripts with it).
 # libvirt provider tests (real libvirtd and QEMU guests): libvirt-daemon-system + libvirt-clients
 # (libvirtd, virtlogd, virsh), qemu-system-x86 + qemu-utils (QEMU, qemu-img), genisoimage (cloud-init
-# seed ISOs), dnsmasq-base (libvirt's DHCP/DNS), iptables (libvirt's NAT rules), curl (image
+# seed ISOs and Windows config ISOs; isoinfo reads them back in tests), dnsmasq-base (libvirt's DHCP/DNS), iptables (libvirt's NAT rules), curl (image
 # downloads); debootstrap, fdisk and e2fsprogs build the small Debian test image
 # (scripts/libvirt/build-test-image.sh). Nothing is started here: the tests start libvirtd themselves.
 # python3-venv: moto, the EC2 emulator the EC2 provider is tested against, lives in a venv.

@@ -8,6 +8,26 @@ import { ensureLibvirtd } from '../../fixtures/libvirt/libvirtd.js';
 import type { RunEvent } from '../../src/types/events.js';
 import { makeTempDir } from '../lab/temp-dir.js';
 
+const loadAverage = async () => Number((await readFile('/proc/loadavg', 'utf8')).split(' ')[0]);
+
+/**
+ * CPU seconds (user + system) of each running QEMU whose command line names a domain of the
+ * cluster (`guest=<cluster>.<node>`), by node: /proc/<pid>/stat fields 14 and 15, in clock ticks
+ * (100 per second on Linux, as getconf CLK_TCK reports here).
+ */
+async function guestCpuSeconds(cluster: string): Promise<Record<string, number>> {
+  const cpu: Record<string, number> = {};
+  for (const pid of await readdir('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    const cmdline = await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '');
+    const guest = new RegExp(`guest=${cluster}\\.([^,\\0]+)`).exec(cmdline)?.[1];
+    if (!guest || !cmdline.startsWith('/usr/bin/qemu-system')) continue;
+    const stat = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1]?.split(' ') ?? [];
+    cpu[guest] = (Number(stat[11]) + Number(stat[12])) / 100;
+  }
+  return cpu;
+}
+
 const cli = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
 const storage = { dataDir: '/var/lib/kubemix-bench', pool: 'kubemix-bench' };
 
@@ -22,9 +42,16 @@ export interface BootRun {
   bootToSshMs: Record<string, number>;
   /** Bytes the image server sent during the run (0 when the pool's cache was used). */
   downloadedBytes: number;
+  /** create-hosts alone: volumes, seed ISOs, domains defined, then started. */
+  createHostsMs: number;
+  /** CPU seconds each guest's QEMU used from its start until wait-for-hosts ended. */
+  guestCpuSec: Record<string, number>;
+  /** Load average (1 min) before and after: other work on the machine. */
+  load: [number, number];
 }
 
-async function events(clusterDir: string): Promise<RunEvent[]> {
+/** The event log of a cluster's last run. */
+export async function events(clusterDir: string): Promise<RunEvent[]> {
   const dir = join(clusterDir, 'runs');
   const files = (await readdir(dir)).sort();
   const text = await readFile(join(dir, files.at(-1)!), 'utf8');
@@ -39,7 +66,13 @@ async function events(clusterDir: string): Promise<RunEvent[]> {
  * created in parallel on the same hypervisor (target: <= 1.3x the 1-guest time), the second reusing
  * the base image the first cached (0 bytes downloaded). Cleans up what it made.
  */
-export async function libvirtBootBench(): Promise<{ one: BootRun; three: BootRun; ratio: number }> {
+export async function libvirtBootBench(): Promise<{
+  one: BootRun;
+  three: BootRun;
+  ratio: number;
+  /** The ratio the CPU alone forces: the three guests' CPU time spread over every core, against one guest's wait. */
+  cpuFloor: number;
+}> {
   const libvirtd = await ensureLibvirtd();
   const image = await testImage();
   const server = await serveFiles({ '/debian-13-test.qcow2': image.path });
@@ -55,6 +88,7 @@ export async function libvirtBootBench(): Promise<{ one: BootRun; three: BootRun
     });
     made.push({ name, cidr, spec, clusterDir });
     const before = server.bytesSent();
+    const loadBefore = await loadAverage();
     const started = performance.now();
     const up = await execa(
       'node',
@@ -65,12 +99,15 @@ export async function libvirtBootBench(): Promise<{ one: BootRun; three: BootRun
       },
     );
     const wallMs = performance.now() - started;
+    const guestCpuSec = await guestCpuSeconds(name);
+    const loadAfter = await loadAverage();
     if (up.exitCode !== 0) throw new Error(`kubemix up failed:\n${up.stdout.slice(-2000)}\n${up.stderr}`);
     const log = await events(clusterDir);
     const at = (e: RunEvent) => Date.parse(e.time);
     const createStart = log.find((e) => e.type === 'task-start' && e.task === 'create-hosts')!;
     const waitStart = log.find((e) => e.type === 'task-start' && e.task === 'wait-for-hosts')!;
     const waitEnd = log.find((e) => e.type === 'task-end' && e.task === 'wait-for-hosts')!;
+    const createEnd = log.find((e) => e.type === 'task-end' && e.task === 'create-hosts')!;
     const bootToSshMs: Record<string, number> = {};
     for (const e of log)
       if (e.type === 'step-end' && e.task === 'wait-for-hosts' && e.step === 'wait for connection')
@@ -81,6 +118,9 @@ export async function libvirtBootBench(): Promise<{ one: BootRun; three: BootRun
       createAndWaitMs: at(waitEnd) - at(createStart),
       bootToSshMs,
       downloadedBytes: server.bytesSent() - before,
+      createHostsMs: at(createEnd) - at(createStart),
+      guestCpuSec,
+      load: [loadBefore, loadAfter],
     };
   };
   try {
@@ -89,7 +129,14 @@ export async function libvirtBootBench(): Promise<{ one: BootRun; three: BootRun
       env: { CI: 'true' },
     });
     const three = await run('kmxbench3', '10.213.53.0/24', 2);
-    return { one, three, ratio: three.createAndWaitMs / one.createAndWaitMs };
+    const cores = (await readFile('/proc/cpuinfo', 'utf8')).match(/^processor\s*:/gm)?.length ?? 1;
+    const threeCpuMs = Object.values(three.guestCpuSec).reduce((a, b) => a + b, 0) * 1000;
+    return {
+      one,
+      three,
+      ratio: three.createAndWaitMs / one.createAndWaitMs,
+      cpuFloor: Math.max(1, threeCpuMs / cores / one.createAndWaitMs),
+    };
   } finally {
     for (const c of made)
       if ((await leftovers({ ...c, ...storage })).length > 0)

@@ -4,6 +4,7 @@ import { runModule } from '../executor/run-module.js';
 import { findModule } from '../modules/registry.js';
 import { providerFor } from '../provider/index.js';
 import type { ClusterSpec } from '../spec/schema.js';
+import { renderValue } from '../template/index.js';
 import type { ProviderResource } from '../types/provision.js';
 import type { Versions } from '../versions/versions.js';
 
@@ -43,10 +44,12 @@ export async function providerStatus(
       for (const step of task.steps) {
         const module = findModule(step.module);
         if (!module) throw new Error(`unknown module ${step.module}`);
+        // Provider steps read the host's variables (a hypervisor's libvirt URI) through templates.
+        const vars = { ...host.vars };
         const outcome = await runModule({
           module,
-          args: step.args,
-          context: { host, os: host.os, vars: {}, checkMode: false },
+          args: renderValue(step.args, vars),
+          context: { host, os: host.os, vars, checkMode: false },
           transport,
         });
         if (outcome.failed) note = outcome.msg ?? 'the inspection failed';

@@ -35,6 +35,7 @@ export const moduleStepExecutor: StepExecutor = async (request) => {
     transport: request.transport,
     signal: request.signal,
     onOutput: request.onOutput,
+    onProgress: request.onProgress,
     ...(request.timeoutMs === undefined ? {} : { timeoutMs: request.timeoutMs }),
   });
 };

@@ -90,6 +90,7 @@ export class Redactor {
       case 'step-end':
         return { ...event, result: this.result(event.result) };
       case 'host-unreachable':
+      case 'step-progress':
         return { ...event, message: this.text(event.message) };
       case 'task-end':
         return event.error === undefined ? event : { ...event, error: this.text(event.error) };

@@ -67,6 +67,16 @@ export interface HostRunContext
   throttles: StepThrottles;
 }
 
+/**
+ * The first step that runs on the host's own connection: steps for another OS and steps
+ * delegated to another host (a provider watching the machine from outside) do not use it.
+ */
+function firstOwnStep(steps: readonly PlanStep[], host: InventoryHost): PlanStep | undefined {
+  return steps.find(
+    (step) => (step.os === undefined || step.os === host.os) && !step.keywords?.['delegateTo'],
+  );
+}
+
 /** Connects to a host (pooled) and runs the task's steps on it in order. Never throws for a failure. */
 export async function runHost(ctx: HostRunContext): Promise<HostRunResult> {
   const { task, host } = ctx;
@@ -77,7 +87,7 @@ export async function runHost(ctx: HostRunContext): Promise<HostRunResult> {
     // connects in that step, with retries (failing here, before the wait, would defeat it).
     // Listed machines should answer now: they fail fast as unreachable.
     const connected =
-      host.createdBy !== undefined && task.steps[0]?.module === 'wait_for_connection'
+      host.createdBy !== undefined && firstOwnStep(task.steps, host)?.module === 'wait_for_connection'
         ? { kind: 'ok' as const, transport: ctx.pool.unconnected(host) }
         : await connect(ctx.pool, host);
     if (connected.kind === 'error') {

@@ -146,6 +146,16 @@ async function runAttempt(ctx: StepRunContext, step: PlanStep, attempt: number):
       signal,
       ...(step.timeoutMs === undefined ? {} : { timeoutMs: step.timeoutMs }),
       onOutput: step.secret ? () => undefined : output.push,
+      onProgress: step.secret
+        ? () => undefined
+        : (message) =>
+            ctx.emit({
+              type: 'step-progress',
+              task: ctx.task.name,
+              host: ctx.host.name,
+              step: step.name,
+              message,
+            }),
       delegate: ctx.delegate,
       ...(ctx.ledger ? { ledger: ctx.ledger } : {}),
     });

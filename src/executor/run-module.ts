@@ -16,6 +16,8 @@ export interface RunModuleOptions {
   onOutput?: (chunk: { stream: 'stdout' | 'stderr'; data: string }) => void;
   /** Time limit for each exec action that sets none. */
   timeoutMs?: number;
+  /** What a long wait sees (progress actions). */
+  onProgress?: (message: string) => void;
 }
 
 export type { ModuleRunResult } from '../types/module-outcome.js';
@@ -82,6 +84,9 @@ async function perform(action: ModuleAction, options: RunModuleOptions): Promise
       return call(action, options);
     case 'record':
       return record(action, options);
+    case 'progress':
+      options.onProgress?.(action.message);
+      return succeededResult('progress', 0);
   }
 }
 

@@ -67,6 +67,10 @@ export function sshOptionsFor(
     options.acceptNewFile = defaults.clusterKnownHosts;
   const jump = str(vars['kubemix_ssh_jump']) ?? args.get('proxyjump');
   if (jump && jump !== 'none') options.jump = jump;
+  if (host.jump) {
+    const { name, ...hop } = host.jump;
+    options.jumpHosts = [{ host: name, ...hop }];
+  }
   if (host.os === 'windows') options.remoteShell = 'powershell';
   return options;
 }

@@ -44,8 +44,8 @@ export function winrmOptionsFor(host: InventoryHost, secrets: ConnectionSecrets 
 
 /**
  * Host variable naming a secret output (`<output>.<key>` in the cluster's secrets.json) that holds
- * the host's password: what a provider that generated the password (EC2's GetPasswordData) sets
- * instead of a reference, so the password lives in secrets.json only.
+ * the host's password: what a provider that generated the password sets instead of a reference
+ * (libvirt's Windows guests; EC2's GetPasswordData), so the password lives in secrets.json only.
  */
 export const PASSWORD_SECRET_VAR = 'kubemix_password_secret';
 
@@ -58,14 +58,13 @@ export async function winrmTransportFor(
   secrets: ConnectionSecrets = {},
   readSecret?: SecretReader,
 ): Promise<WinrmTransport> {
-  const known = host.credentials?.password ?? secrets.password;
   const path = str(host.vars?.[PASSWORD_SECRET_VAR]);
-  const password = path && known === undefined ? await readSecret?.(path) : undefined;
-  if (path && known === undefined && password === undefined)
+  if (!path || host.credentials?.password || secrets.password !== undefined)
+    return new WinrmTransport(winrmOptionsFor(host, secrets));
+  const password = await readSecret?.(path);
+  if (password === undefined)
     throw new SecretRefError(
       `${host.name}: its password (secret output ${path}) is not in the cluster's secrets.json`,
     );
-  return new WinrmTransport(
-    winrmOptionsFor(host, password === undefined ? secrets : { ...secrets, password }),
-  );
+  return new WinrmTransport(winrmOptionsFor(host, { ...secrets, password }));
 }

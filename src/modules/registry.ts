@@ -28,6 +28,11 @@ import {
   libvirtLeakCheckModule,
   libvirtNetworkModule,
   libvirtPreflightModule,
+  libvirtRemoveConfigIsoModule,
+  libvirtTunnelModule,
+  libvirtWindowsInstallModule,
+  libvirtWindowsPasswordsModule,
+  windowsFirstLogonModule,
 } from './libvirt/index.js';
 import { waitForModule } from './net/wait-for.js';
 import { waitForConnectionModule } from './net/wait-for-connection.js';
@@ -118,6 +123,11 @@ for (const module of [
   ec2DestroyModule,
   ec2LeakCheckModule,
   ec2InspectModule,
+  libvirtTunnelModule,
+  libvirtWindowsPasswordsModule,
+  libvirtWindowsInstallModule,
+  windowsFirstLogonModule,
+  libvirtRemoveConfigIsoModule,
 ] as Module<any>[]) {
   registerModule(module);
 }

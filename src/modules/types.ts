@@ -45,7 +45,12 @@ export type ModuleAction =
    * should not throw: a throw fails the action with its message); `progress` lines are the
    * step's output.
    */
-  | { kind: 'call'; what: string; run: (io: CallIo) => Promise<void> };
+  | { kind: 'call'; what: string; run: (io: CallIo) => Promise<void> }
+  /**
+   * Tell the user what a long wait sees (one line; the engine emits a redacted `step-progress`
+   * event, shown under the task). Runs nothing; never fails.
+   */
+  | { kind: 'progress'; message: string };
 
 /** What a `call` action's function may use. */
 export interface CallIo {

@@ -115,7 +115,11 @@ export function buildPlan(options: BuildPlanOptions): Plan {
     description: 'Wait until every node answers over its connection',
     needs: [createHosts ? 'create-hosts' : 'prepare-provider'],
     hosts: nodes,
-    steps: [...waitForHostSteps(providerPlan.waitTimeoutSec), ...providerPlan.waitSteps],
+    steps: [
+      ...(providerPlan.beforeConnectSteps ?? []),
+      ...waitForHostSteps(providerPlan.waitTimeoutSec),
+      ...providerPlan.waitSteps,
+    ],
   });
   drafts.push(
     {

@@ -25,8 +25,11 @@ export function formatPlan(plan: Plan): string {
     const reserved = host.vars?.['kubemix_address'] === 'reserved' ? ' (DHCP reservation)' : '';
     const address = host.address ? `${host.address}${port}${reserved}` : '(assigned at create-hosts)';
     const extra = host.windowsVersion ? ` Windows Server ${host.windowsVersion}` : '';
+    // Where a provider placed a guest, and the host connections go through to reach it.
+    const placed = typeof host.vars?.['hypervisor'] === 'string' ? `, on ${host.vars['hypervisor']}` : '';
+    const via = host.jump ? ` via ${host.jump.name}` : '';
     lines.push(
-      `  ${host.name.padEnd(width)}  ${host.role.padEnd(13)} ${host.os}${extra}, ${host.connection} ${address}`,
+      `  ${host.name.padEnd(width)}  ${host.role.padEnd(13)} ${host.os}${extra}, ${host.connection} ${address}${via}${placed}`,
     );
   }
   lines.push('', 'Tasks:');

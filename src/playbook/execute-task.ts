@@ -29,6 +29,8 @@ export interface ExecuteTaskOptions {
   signal?: AbortSignal;
   /** Live output (never called for no_log tasks). */
   onOutput?: (chunk: OutputChunk) => void;
+  /** What a long wait sees (never called for no_log tasks). */
+  onProgress?: (message: string) => void;
   /** Called before each new attempt of retries/until. */
   onRetry?: (info: { attempt: number; delayMs: number; result: CommandResult }) => void;
   /** Default time limit of each command, ms. */
@@ -192,6 +194,7 @@ async function runOnce(
     };
     if (options.signal) runOptions.signal = options.signal;
     if (options.onOutput && !task.noLog) runOptions.onOutput = options.onOutput;
+    if (options.onProgress && !task.noLog) runOptions.onProgress = options.onProgress;
     const timeoutMs = task.timeoutMs ?? options.timeoutMs;
     if (timeoutMs !== undefined) runOptions.timeoutMs = timeoutMs;
     outcome = await runModule(runOptions);

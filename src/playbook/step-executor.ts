@@ -91,6 +91,7 @@ export function createPlaybookStepExecutor(): StepExecutor {
       ...(target ? { delegateHost: target.host } : {}),
       signal: request.signal,
       onOutput: request.onOutput,
+      onProgress: request.onProgress,
       ...(request.timeoutMs === undefined ? {} : { timeoutMs: request.timeoutMs }),
       ...(request.ledger ? { ledger: request.ledger } : {}),
     });

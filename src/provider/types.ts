@@ -45,6 +45,11 @@ export interface ProviderPlan {
   createHosts?: ProviderTask;
   /** How long wait-for-hosts waits for a node to answer. */
   waitTimeoutSec: number;
+  /**
+   * Steps wait-for-hosts runs for a node before connecting to it, delegated to a provider host
+   * (a Windows guest's unattended install, watched from its hypervisor).
+   */
+  beforeConnectSteps?: PlanStep[];
   /** Steps wait-for-hosts runs after the connection answers (cloud-init finishing...). */
   waitSteps: PlanStep[];
 }

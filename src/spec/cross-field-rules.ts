@@ -1,6 +1,7 @@
 import { cidrsOverlap, parseCidr } from './cidr.js';
 import { windowsKubeProxySkewRule } from './kube-proxy-skew-rule.js';
 import { kubernetesVersionRule } from './kubernetes-version-rule.js';
+import { libvirtRules } from './libvirt-rules.js';
 import { type CrossFieldRule, duplicateNames, generatedNodeName } from './rule-helpers.js';
 import {
   DEFAULT_EC2_VPC_CIDR,
@@ -224,6 +225,7 @@ export const CROSS_FIELD_RULES: readonly CrossFieldRule[] = [
   windowsKubeProxySkewRule,
   ec2NetworkRule,
   sizingRule,
+  libvirtRules,
   ...staticHostRules,
 ];
 

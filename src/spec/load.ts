@@ -104,7 +104,7 @@ function resolveSpecPaths(spec: ClusterSpec, dir: string): ClusterSpec {
     spec.artifacts ? { ...spec, artifacts: { dir: absolute(spec.artifacts.dir) } } : spec,
     absolute,
   );
-  if (withArtifacts.provider.type !== 'static' || !withArtifacts.provider.knownHosts) return withArtifacts;
+  if (withArtifacts.provider.type === 'ec2' || !withArtifacts.provider.knownHosts) return withArtifacts;
   return {
     ...withArtifacts,
     provider: { ...withArtifacts.provider, knownHosts: absolute(withArtifacts.provider.knownHosts) },

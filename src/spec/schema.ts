@@ -20,6 +20,14 @@ export const WINDOWS_KUBELET_DEFAULT_ARGS = [
 export const WINDOWS_MIN_VNI = 4096;
 export const WINDOWS_VXLAN_PORT = 4789;
 
+/**
+ * UDP port of the VXLAN tunnel between libvirt hypervisors unless the spec names one: not 4789,
+ * which the guests' flannel uses (see src/provider/libvirt/tunnel.ts).
+ */
+export const DEFAULT_TUNNEL_PORT = 4790;
+/** Time a Windows guest gets for its unattended install and first logon, unless the spec says. */
+export const DEFAULT_WINDOWS_INSTALL_TIMEOUT_MINUTES = 45;
+
 /** Network defaults (kubeadm's service CIDR, flannel's pod CIDR, Kubeinit's guest network). */
 export const DEFAULT_POD_CIDR = '10.244.0.0/16';
 export const DEFAULT_SERVICE_CIDR = '10.96.0.0/12';
@@ -217,8 +225,59 @@ export const providerSchema = z.discriminatedUnion('type', [
           .describe('NAT network of the guests; every guest gets a DHCP reservation in it.'),
       })
       .prefault({})
-      .describe('The libvirt network kubemix creates, named <cluster>.network.'),
+      .describe(
+        'The libvirt network kubemix creates on each hypervisor, named <cluster>.<hypervisor>.network.',
+      ),
     uri: z.string().optional().describe('libvirt URI on the hypervisors (default qemu:///system).'),
+    knownHosts: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        "known_hosts file with the remote hypervisors' SSH keys (default ~/.ssh/known_hosts); checked strictly.",
+      ),
+    tunnel: z
+      .strictObject({
+        port: z
+          .number()
+          .int()
+          .min(1)
+          .max(65535)
+          .refine((port) => port !== WINDOWS_VXLAN_PORT, {
+            message: `must not be ${WINDOWS_VXLAN_PORT}: the guests' flannel VXLAN uses it`,
+          })
+          .default(DEFAULT_TUNNEL_PORT),
+        vni: z
+          .number()
+          .int()
+          .min(1)
+          .max(16777215)
+          .optional()
+          .describe('Default: derived from the cluster name (100000-16099999).'),
+      })
+      .prefault({})
+      .describe(
+        'VXLAN between the hypervisors (several hypervisors only): one L2 for the guests of all of them. UDP port open between the hypervisors.',
+      ),
+    windows: z
+      .strictObject({
+        installTimeoutMinutes: z
+          .number()
+          .int()
+          .min(1)
+          .max(1440)
+          .default(DEFAULT_WINDOWS_INSTALL_TIMEOUT_MINUTES)
+          .describe(
+            'Time for the unattended install and first logon of each Windows guest (TCG needs far more).',
+          ),
+        goldenImage: z
+          .boolean()
+          .default(false)
+          .describe(
+            'Generalize the first install into a cached base volume for later Windows guests (not built yet: refused).',
+          ),
+      })
+      .prefault({}),
     images: z
       .strictObject({
         linux: imageSourceSchema

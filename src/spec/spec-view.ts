@@ -25,6 +25,8 @@ export interface GroupView {
   hyperV?: unknown;
   /** Sizing keys written on the group (instanceType, vcpus, memoryGiB, diskGiB). */
   sizing: string[];
+  /** The group gives credentials (any). */
+  credentials: boolean;
 }
 
 /** A static host or a hypervisor as written. */
@@ -33,6 +35,7 @@ export interface HostView {
   name?: string;
   group?: string;
   connection?: string;
+  address?: string;
 }
 
 /** What the cross-field rules look at. */
@@ -53,6 +56,12 @@ export interface SpecView {
     vpcCidr?: string;
     vpcId?: string;
     subnetId?: string;
+    /** libvirt: `images.windows` is given. */
+    windowsImage: boolean;
+    /** libvirt: `tunnel.port` as written. */
+    tunnelPort?: number;
+    /** libvirt: `windows.goldenImage` as written. */
+    goldenImage?: unknown;
   };
 }
 
@@ -73,7 +82,13 @@ function number(value: unknown): number | undefined {
 
 function hostView(value: unknown, index: number): HostView {
   const host = record(value);
-  return { index, name: text(host.name), group: text(host.group), connection: text(host.connection) };
+  return {
+    index,
+    name: text(host.name),
+    group: text(host.group),
+    connection: text(host.connection),
+    address: text(host.address),
+  };
 }
 
 const SIZING_KEYS = ['instanceType', 'vcpus', 'memoryGiB', 'diskGiB'];
@@ -119,6 +134,7 @@ export function specView(input: unknown): SpecView {
         taint: group.taint,
         hyperV: group.hyperV,
         sizing: sizingKeys(group),
+        credentials: group.credentials !== undefined,
       };
     }),
     provider: {
@@ -129,6 +145,9 @@ export function specView(input: unknown): SpecView {
       vpcCidr: text(provider.vpcCidr),
       vpcId: text(provider.vpcId),
       subnetId: text(provider.subnetId),
+      windowsImage: record(provider.images).windows !== undefined,
+      tunnelPort: number(record(provider.tunnel).port),
+      goldenImage: record(provider.windows).goldenImage,
     },
   };
 }

@@ -36,6 +36,17 @@ export type RunEvent =
       data: string;
     })
   | (EventBase & {
+      /**
+       * What a long step sees while it waits (e.g. a Windows guest installing: domain state,
+       * reboots seen, time used of the time allowed). Sent when it changes, never secret.
+       */
+      type: 'step-progress';
+      task: string;
+      host: string;
+      step: string;
+      message: string;
+    })
+  | (EventBase & {
       type: 'step-retry';
       task: string;
       host: string;

@@ -29,6 +29,20 @@ export interface HostCredentials {
   agent?: boolean;
 }
 
+/**
+ * A host SSH connections go through first (OpenSSH's ProxyJump), with its own login and its own
+ * host key, always checked strictly: e.g. the hypervisor whose network holds guests kubemix made.
+ */
+export interface JumpHost {
+  /** Inventory name (messages). */
+  name: string;
+  address: string;
+  port?: number;
+  credentials?: HostCredentials;
+  /** known_hosts files with its key (default: the ssh config's, else ~/.ssh/known_hosts). */
+  knownHostsFiles?: string[];
+}
+
 /** One machine kubemix knows about: what a provider returns and what the state file records. */
 export interface InventoryHost {
   /** Inventory name, unique in the cluster (also the Kubernetes node name). */
@@ -48,6 +62,8 @@ export interface InventoryHost {
   hostKeyPolicy?: 'strict' | 'accept-new';
   /** Extra per-host variables visible to playbooks. */
   vars?: Record<string, unknown>;
+  /** Reached over SSH through this host (guests on a remote hypervisor's network). */
+  jump?: JumpHost;
   /** The provider that creates this machine (absent for machines the user lists): it may still be booting when a task starts. */
   createdBy?: 'libvirt' | 'ec2';
 }

@@ -23,6 +23,8 @@ export interface StepRequest {
   timeoutMs?: number;
   /** Live output; the engine turns it into redacted `step-output` events. */
   onOutput: (chunk: OutputChunk) => void;
+  /** What a long wait sees (one line, sent when it changes); the engine emits redacted `step-progress` events. */
+  onProgress: (message: string) => void;
   /** Another plan host and its pooled transport, for delegate_to. Throws for an unknown host. */
   delegate: (hostName: string) => Promise<{ host: InventoryHost; transport: Transport }>;
   /** The state's provider records, for provider modules (see ProvisionLedger). */

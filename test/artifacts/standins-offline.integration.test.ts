@@ -3,9 +3,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { beforeEach, describe, expect, it } from 'vitest';
+import { buildDeb, buildImageArchive } from '../../fixtures/artifacts/offline-fixtures.js';
 import type { HostState, LabConfig } from '../../fixtures/lab/standins/runtime.js';
 import { testTempDir } from '../helpers/temp.js';
-import { buildDeb, buildImageArchive } from './offline-fixtures.js';
 
 // The Linux stand-ins' offline additions, run as the compiled programs (npm run build) with a
 // private root instead of a lab host: local .deb installs (read by the real dpkg-deb), image

@@ -1,23 +1,13 @@
-import { copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { makeStaticRelease } from '../../fixtures/lab/static-release.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FileServer, serveFiles } from '../../fixtures/libvirt/file-server.js';
-import {
-  debianContainerdDebs,
-  guestSsh,
-  leftovers,
-  removeTestStorage,
-  testImage,
-  writeLibvirtSpec,
-} from '../../fixtures/libvirt/lab.js';
+import { guestSsh, leftovers, removeTestStorage, testImage } from '../../fixtures/libvirt/lab.js';
 import { ensureLibvirtd, type TestLibvirtd } from '../../fixtures/libvirt/libvirtd.js';
-import { type Artifact, loadArtifactsFile, renderArtifacts } from '../../src/artifacts/index.js';
-import { loadClusterContext } from '../../src/cli/cluster-context.js';
-import { artifactsCommand } from '../../src/cli/commands/artifacts.js';
+import { writeOfflineLibvirtSpec } from '../../fixtures/libvirt/offline-artifacts.js';
+import { type TestCluster, uniqueTestCluster } from '../../fixtures/libvirt/test-cluster.js';
+import type { Artifact } from '../../src/artifacts/index.js';
 import { loadVersions } from '../../src/versions/versions.js';
-import { buildDeb, DEB_DEPENDS, debFields } from '../artifacts/offline-fixtures.js';
-import { buildOciImageArchive } from '../helpers/oci-archive.js';
 import { kubemix, tempClusterDir } from './helpers.js';
 
 // End to end on real guests: real libvirtd and QEMU (TCG here: /dev/kvm cannot run guests on
@@ -29,14 +19,10 @@ import { kubemix, tempClusterDir } from './helpers.js';
 // the test (kubelet's with a systemd unit, so `systemctl enable kubelet` works), and the container
 // images are minimal real OCI images that containerd imports. Then `kubemix down` must leave
 // nothing of the cluster: checked by kubemix's leak check and again by the test itself.
-const cluster = {
-  name: 'kmxe2e',
-  cidr: '10.213.10.0/24',
-  dataDir: '/var/lib/kubemix-tests-e2e',
-  pool: 'kubemix-tests-e2e',
-};
-const controller = '10.213.10.11';
-const worker = '10.213.10.12';
+// A fresh name, network and pool per run: other worktrees may run this test on the same libvirtd.
+let cluster: TestCluster;
+let controller: string;
+let worker: string;
 let libvirtd: TestLibvirtd;
 let server: FileServer;
 let spec: string;
@@ -44,92 +30,25 @@ let clusterDir: string;
 let list: Artifact[];
 let upResult: Awaited<ReturnType<typeof kubemix>>;
 
-/** Files for the artifacts mirror: Debian's real containerd/runc, stand-ins for pkgs.k8s.io, real OCI images. */
-async function artifactFiles(dir: string, artifacts: Artifact[], release: Record<string, Buffer>) {
-  const debian = await debianContainerdDebs();
-  await mkdir(dir, { recursive: true });
-  const files: Record<string, string> = {};
-  for (const a of artifacts) {
-    const path = join(dir, a.file);
-    if (debian[a.file]) await copyFile(debian[a.file]!, path);
-    else if (a.kind === 'deb') {
-      const { name, version } = debFields(a);
-      await buildDeb(path, {
-        name,
-        version,
-        depends: DEB_DEPENDS[name] ?? [],
-        ...(name === 'kubelet'
-          ? {
-              files: {
-                '/usr/bin/kubelet': {
-                  content: '#!/bin/sh\necho "kubelet test stand-in" >&2\nexit 1\n',
-                  mode: 0o755,
-                },
-                '/usr/lib/systemd/system/kubelet.service': {
-                  content:
-                    '[Unit]\nDescription=kubelet (kubemix test stand-in)\n[Service]\nExecStart=/usr/bin/kubelet\n[Install]\nWantedBy=multi-user.target\n',
-                },
-              },
-            }
-          : {}),
-      });
-    } else if (a.kind === 'image') await buildOciImageArchive(path, a.image!);
-    else await writeFile(path, release[a.file] ?? `kubemix test stand-in for ${a.url}\n`);
-    files[a.file] = path;
-  }
-  return files;
-}
-
 beforeAll(async () => {
   libvirtd = await ensureLibvirtd();
+  cluster = await uniqueTestCluster('kmxe2e');
+  [controller, worker] = [cluster.guest(0), cluster.guest(1)];
   const image = await testImage();
   clusterDir = join(await tempClusterDir(), 'cluster');
-  const work = join(clusterDir, '..');
-  const pinned = loadVersions();
-  const release = makeStaticRelease({
-    containerd: pinned['containerd-linux']!,
-    runc: pinned['runc-linux']!,
-  });
   server = await serveFiles({ '/images/debian-13-test.qcow2': image.path });
-  spec = await writeLibvirtSpec(join(work, 'libvirt-e2e.yaml'), {
+  ({ spec, list } = await writeOfflineLibvirtSpec(join(clusterDir, '..'), {
     ...cluster,
     image: { source: `${server.base}/images/debian-13-test.qcow2`, sha256: image.sha256 },
     linuxWorkers: 1,
-    artifactsDir: 'artifacts',
-    versions: release.versions,
-  });
-
-  list = renderArtifacts(loadArtifactsFile(), (await loadClusterContext(spec, {})).upPlan().vars);
-  const mirrorFiles = await artifactFiles(join(work, 'mirror'), list, release.files);
-  const artifactsDir = join(work, 'artifacts');
-  await mkdir(artifactsDir, { recursive: true });
-  // kubemix artifacts cannot pull images: they are placed by hand, as its README says.
-  for (const a of list.filter((x) => x.kind === 'image'))
-    await copyFile(mirrorFiles[a.file]!, join(artifactsDir, a.file));
-  const mirror = await serveFiles(
-    Object.fromEntries(
-      list
-        .filter((a) => a.url)
-        .map((a) => [
-          `/${new URL(a.url!).host}${decodeURIComponent(new URL(a.url!).pathname)}`,
-          mirrorFiles[a.file]!,
-        ]),
-    ),
-  );
-  const quiet = vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
-  try {
-    expect(await artifactsCommand([spec, '--dir', artifactsDir, '--url-base', mirror.base])).toBe(0);
-  } finally {
-    quiet.mockRestore();
-    await mirror.close();
-  }
+  }));
   upResult = await kubemix(['up', spec, '--cluster-dir', clusterDir, '--stop-after', 'prepare-linux']);
 }, 30 * 60_000);
 
 afterAll(async () => {
-  if (spec && (await leftovers(cluster)).length > 0)
+  if (spec && cluster && (await leftovers(cluster)).length > 0)
     await kubemix(['down', spec, '--cluster-dir', clusterDir]);
-  await removeTestStorage(cluster);
+  if (cluster) await removeTestStorage(cluster);
   if (clusterDir) await rm(join(clusterDir, '..'), { recursive: true, force: true });
   await server?.close();
   await libvirtd?.stop();
@@ -196,7 +115,7 @@ describe('libvirt end to end (real libvirtd, QEMU guests, cloud-init, prepare-li
     const status = await kubemix(['status', spec, '--cluster-dir', clusterDir]);
     expect(status.exitCode, status.stderr).toBe(0);
     for (const line of [
-      `network ${cluster.name}.network  recorded created  exists`,
+      `network ${cluster.name}.hypervisor-01.network  recorded created  exists`,
       `domain ${cluster.name}.controller-01  recorded created  exists`,
       `domain ${cluster.name}.linux-01  recorded created  exists`,
       `volume ${cluster.name}.linux-01.seed.iso  recorded created  exists`,

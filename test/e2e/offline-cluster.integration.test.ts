@@ -5,17 +5,17 @@ import { dirname, join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { parse, stringify } from 'yaml';
+import { fillArtifactsDir } from '../../fixtures/artifacts/offline-fixtures.js';
+import { type LabStaticRelease, makeStaticRelease } from '../../fixtures/lab/static-release.js';
 import { type MixedClusterLab, startMixedClusterLab } from '../../fixtures/cluster-lab/mixed-lab.js';
 import type { HostState } from '../../fixtures/lab/standins/runtime.js';
 import { normalizeImageRef } from '../../fixtures/lab/standins/tools/image-archive.js';
-import { type LabStaticRelease, makeStaticRelease } from '../../fixtures/lab/static-release.js';
 import { offlineHostInfo } from '../../fixtures/windows-sim/cluster-commands-offline.js';
 import { type Artifact, loadArtifactsFile, renderArtifacts } from '../../src/artifacts/index.js';
 import { loadClusterContext } from '../../src/cli/cluster-context.js';
 import { artifactsCommand } from '../../src/cli/commands/artifacts.js';
 import type { InventoryHost } from '../../src/types/inventory.js';
 import { loadVersions } from '../../src/versions/versions.js';
-import { fillArtifactsDir } from '../artifacts/offline-fixtures.js';
 import { kubemix, tempClusterDir } from './helpers.js';
 
 // Offline mode end to end: `kubemix artifacts` fills a directory from a loopback mirror, then

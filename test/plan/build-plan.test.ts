@@ -13,6 +13,8 @@ import { type ClusterSpecInput, clusterSpecSchema } from '../../src/spec/schema.
 import { loadVersions } from '../../src/versions/versions.js';
 
 const versions = loadVersions();
+/** A Windows Server ISO for libvirt specs with Windows workers (the spec rules require one). */
+const WINDOWS_ISO = { source: 'https://isos.example/ws2022.iso', sha256: 'a'.repeat(64) };
 
 function staticSpec(overrides: Partial<ClusterSpecInput> = {}): ClusterSpecInput {
   return {
@@ -191,11 +193,12 @@ describe('buildPlan', () => {
       user: 'root',
       privateKey: { file: '/clusters/lab/id_ed25519' },
     });
-    expect(task(p, 'wait-for-hosts').steps.map((s) => s.args['cmd'] ?? s.module)).toEqual([
-      'wait_for_connection',
-      'probe',
-      'cloud-init status --wait',
-    ]);
+    // Per host, only the steps of its OS run: Linux guests wait for SSH and cloud-init.
+    expect(
+      task(p, 'wait-for-hosts')
+        .steps.filter((s) => s.os !== 'windows')
+        .map((s) => s.args['cmd'] ?? s.module),
+    ).toEqual(['wait_for_connection', 'probe', 'cloud-init status --wait']);
   });
 
   it('plans EC2 nodes without an address: create-hosts assigns it', () => {
@@ -235,7 +238,7 @@ describe('buildPlan', () => {
     ]);
     const libvirtPlan = plan({
       name: 'lab',
-      provider: { type: 'libvirt' },
+      provider: { type: 'libvirt', images: { windows: WINDOWS_ISO } },
       nodes: { controlPlane: { count: 1 }, workers },
     });
     expect(hyperv(libvirtPlan)).toEqual([
@@ -265,7 +268,9 @@ describe('buildPlan', () => {
       ['--node-labels=tier=a'],
       expect.arrayContaining(['--windows-priorityclass=ABOVE_NORMAL_PRIORITY_CLASS']),
     ];
-    expect(argsOf(plan({ name: 'lv', provider: { type: 'libvirt' }, nodes }))).toEqual(expected);
+    expect(
+      argsOf(plan({ name: 'lv', provider: { type: 'libvirt', images: { windows: WINDOWS_ISO } }, nodes })),
+    ).toEqual(expected);
     expect(
       argsOf(
         plan({

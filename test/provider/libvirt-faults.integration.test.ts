@@ -1,23 +1,29 @@
+import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { leftovers, removeTestStorage, testImage, writeLibvirtSpec } from '../../fixtures/libvirt/lab.js';
 import { ensureLibvirtd, type TestLibvirtd, virsh } from '../../fixtures/libvirt/libvirtd.js';
+import { uniqueTestCluster } from '../../fixtures/libvirt/test-cluster.js';
 import { readState } from '../../src/engine/index.js';
-import { bridgeName } from '../../src/provider/libvirt/names.js';
+import { bridgeName, networkName } from '../../src/provider/libvirt/names.js';
+import { LOCAL_HYPERVISOR } from '../../src/spec/schema.js';
 import { kubemix, tempClusterDir } from '../e2e/helpers.js';
 import { waitFor } from '../engine/helpers.js';
 
 // Faults at each provider step, then `down`: nothing of the cluster may be left, and a resumed
 // `up` after a SIGKILL during create-hosts never makes anything twice. Only the SIGKILL case
 // starts a guest (it must get through create-hosts); the others fail before any guest runs.
-const storage = { dataDir: '/var/lib/kubemix-tests-faults', pool: 'kubemix-tests-faults' };
+// Names, networks and the pool are fresh per run: other worktrees may run this file on the same libvirtd.
+const run = randomBytes(3).toString('hex');
+const storage = { dataDir: `/var/lib/kubemix-tests-faults-${run}`, pool: `kubemix-tests-faults-${run}` };
 let libvirtd: TestLibvirtd;
 let image: { path: string; sha256: string };
 const made: Array<{ name: string; cidr: string; spec: string; clusterDir: string }> = [];
 
-async function newCluster(name: string, cidr: string) {
+async function newCluster(stem: string) {
+  const { name, cidr } = await uniqueTestCluster(stem);
   const clusterDir = join(await tempClusterDir(), 'cluster');
   const spec = await writeLibvirtSpec(join(clusterDir, '..', `${name}.yaml`), {
     name,
@@ -48,8 +54,8 @@ afterAll(async () => {
 
 describe('libvirt provider faults', () => {
   it('create-network fails (its bridge name is taken): down removes what was recorded, nothing is left', async () => {
-    const c = await newCluster('kmxfault1', '10.213.21.0/24');
-    const bridge = bridgeName(c.name);
+    const c = await newCluster('kmxfault1');
+    const bridge = bridgeName(c.name, LOCAL_HYPERVISOR.name);
     await execa('ip', ['link', 'add', bridge, 'type', 'bridge']);
     try {
       const up = await kubemix(['up', c.spec, '--cluster-dir', c.clusterDir]);
@@ -66,7 +72,7 @@ describe('libvirt provider faults', () => {
   });
 
   it('create-hosts fails after making volumes and a domain: down removes them all', async () => {
-    const c = await newCluster('kmxfault2', '10.213.22.0/24');
+    const c = await newCluster('kmxfault2');
     const first = await kubemix([
       'up',
       c.spec,
@@ -88,7 +94,7 @@ describe('libvirt provider faults', () => {
   });
 
   it('a SIGKILL during create-hosts, then up again: no duplicates; down leaves nothing', async () => {
-    const c = await newCluster('kmxfault3', '10.213.23.0/24');
+    const c = await newCluster('kmxfault3');
     const stateFile = join(c.clusterDir, 'state.json');
     const child = kubemix(['up', c.spec, '--cluster-dir', c.clusterDir, '--stop-after', 'create-hosts']);
     // The guests' intent is written before the first of their volumes is made: kill right then.
@@ -127,7 +133,7 @@ describe('libvirt provider faults', () => {
       [
         `directory ${storage.dataDir}/clusters/${c.name} created`,
         `domain ${c.name}.controller-01 created`,
-        `network ${c.name}.network created`,
+        `network ${networkName(c.name, LOCAL_HYPERVISOR.name)} created`,
         `volume ${c.name}.controller-01.disk.qcow2 created`,
         `volume ${c.name}.controller-01.seed.iso created`,
       ].sort(),

@@ -47,7 +47,12 @@ describe('loadSpec', () => {
   });
 
   it('maps a short form when no such file exists, passing its options', async () => {
-    const loaded = await loadSpec('k8s-libvirt-1-2-1', { cwd: dir, windowsWorkers: 1 });
+    const loaded = await loadSpec('k8s-libvirt-1-2-1', {
+      cwd: dir,
+      windowsWorkers: 1,
+      windowsIso: 'https://isos.example/ws.iso',
+      windowsIsoSha256: 'a'.repeat(64),
+    });
     expect(loaded).toMatchObject({ kind: 'short-form', source: 'k8s-libvirt-1-2-1' });
     expect(loaded.spec.nodes.workers.map((g) => g.os)).toEqual(['linux', 'windows']);
   });

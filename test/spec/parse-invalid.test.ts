@@ -45,6 +45,7 @@ describe('invalid spec fixtures', () => {
       'ec2-vpc-without-subnet',
       'ec2-sizing',
       'instance-type-on-libvirt',
+      'libvirt-hypervisors',
     ]) {
       expect(names).toContain(name);
     }

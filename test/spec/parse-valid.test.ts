@@ -49,6 +49,8 @@ describe('valid spec fixtures', () => {
       network: { cidr: '10.0.0.0/24' },
       images: {},
       storagePool: 'kubemix',
+      tunnel: { port: 4790 },
+      windows: { installTimeoutMinutes: 45, goldenImage: false },
       dataDir: '/var/lib/kubemix',
     });
   });
@@ -119,7 +121,9 @@ describe('valid spec fixtures', () => {
       uri: 'qemu:///system',
     });
     expect(spec.provider.network).toEqual({ cidr: '10.10.0.0/24' });
-    expect(group(spec, 'win')).toMatchObject({ windowsVersion: '2019', connection: 'winrm', memoryGiB: 16 });
+    expect(spec.provider.tunnel).toEqual({ port: 4790 });
+    expect(spec.provider.windows).toEqual({ installTimeoutMinutes: 45, goldenImage: false });
+    expect(group(spec, 'win')).toMatchObject({ windowsVersion: '2019', connection: 'ssh', memoryGiB: 16 });
     expect(group(spec, 'linux')).toMatchObject({ count: 2, vcpus: 2, diskGiB: 30 });
   });
 

@@ -61,6 +61,8 @@ describe('parseShortForm', () => {
       network: { cidr: '10.0.0.0/24' },
       images: {},
       storagePool: 'kubemix',
+      tunnel: { port: 4790 },
+      windows: { installTimeoutMinutes: 45, goldenImage: false },
       dataDir: '/var/lib/kubemix',
     });
     expect(spec.nodes.controlPlane.count).toBe(1);
@@ -79,7 +81,8 @@ describe('parseShortForm', () => {
   });
 
   it('splits computes into linux and windows groups and omits an empty group', () => {
-    const one = parseShortForm('k8s-libvirt-1-1-1', { windowsWorkers: 1 });
+    const iso = { windowsIso: 'https://isos.example/ws.iso', windowsIsoSha256: 'a'.repeat(64) };
+    const one = parseShortForm('k8s-libvirt-1-1-1', { windowsWorkers: 1, ...iso });
     expect(one.nodes.workers.map((g) => [g.name, g.os, g.count])).toEqual([
       ['windows-workers', 'windows', 1],
     ]);
@@ -90,6 +93,7 @@ describe('parseShortForm', () => {
     });
 
     const mixed = parseShortForm('k8s-libvirt-1-3-1', {
+      ...iso,
       windowsWorkers: 2,
       windowsVersion: '2019',
       kubernetesVersion: '1.36.4',

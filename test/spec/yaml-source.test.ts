@@ -32,7 +32,9 @@ describe('YAML source handling', () => {
     const issues = issuesOf([
       'name: n',
       'kubernetes: { version: 1.31 }',
-      'provider: { type: libvirt }',
+      "provider: { type: libvirt, images: { windows: { source: 'https://isos.example/ws.iso', sha256: '" +
+        'a'.repeat(64) +
+        "' } } }",
       'nodes: { workers: [ { name: w, os: windows, count: 1, windowsVersion: 2022 } ] }',
     ]);
     expect(issues.map((i) => [i.path, i.message])).toEqual([

@@ -2,6 +2,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { buildImageArchive } from '../../fixtures/artifacts/offline-fixtures.js';
 import type { ClusterState } from '../../fixtures/lab/cluster-state.js';
 import { standInDigest } from '../../fixtures/lab/state/image-compat.js';
 import { registerClusterCommands } from '../../fixtures/windows-sim/cluster-commands.js';
@@ -17,7 +18,6 @@ import { winShellBody, winShellModule } from '../../src/modules/windows/win-shel
 import { playbooksDir } from '../../src/playbook/index.js';
 import { evaluateCondition, renderString } from '../../src/template/index.js';
 import { loadVersions } from '../../src/versions/versions.js';
-import { buildImageArchive } from '../artifacts/offline-fixtures.js';
 import { testTempDir } from '../helpers/temp.js';
 import { initialisedState } from '../lab/helpers.js';
 import { type Ran, runScript } from './helpers.js';

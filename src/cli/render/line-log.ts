@@ -18,6 +18,8 @@ export function formatEventLine(event: RunEvent): string | undefined {
       return undefined;
     case 'step-output':
       return undefined;
+    case 'step-progress':
+      return `WAIT  ${event.task} ${event.host}: ${event.message}`;
     case 'step-retry':
       return `RETRY ${event.task} ${event.host}: ${event.step} (attempt ${event.attempt} failed, next in ${event.delayMs} ms)`;
     case 'step-end': {

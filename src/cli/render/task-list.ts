@@ -117,11 +117,14 @@ export function createTaskList(): { listener: RunEventListener; finished: () => 
         );
         break;
       case 'step-start':
+      case 'step-progress':
       case 'step-retry': {
         const label =
           event.type === 'step-retry'
             ? `${event.step} (retry ${event.attempt}, in ${event.delayMs} ms)`
-            : event.step;
+            : event.type === 'step-progress'
+              ? `${event.step}: ${event.message}`
+              : event.step;
         track.current.set(event.host, label);
         if (track.wrapper)
           track.wrapper.output = [...track.current].map(([host, step]) => `${host}: ${step}`).join('\n');

@@ -1,9 +1,10 @@
+import { removeTunnelScript } from '../../provider/libvirt/tunnel.js';
 import { shQuote } from '../../quote/index.js';
 import type { ProviderResource } from '../../types/provision.js';
 import { type RawArgs, stringList } from '../args.js';
 import type { Module, ModuleContext, ModuleRun } from '../types.js';
 import { type LibvirtCommon, parseCommon, reason, recordedHere, resource, virsh } from './common.js';
-import { type ClusterNames, parseClusterNames } from './discovery.js';
+import { type ClusterNamesArgs, parseClusterNames } from './discovery.js';
 
 interface DestroyGuestsArgs extends LibvirtCommon {
   /** Local directory the guests' console logs are copied to before they go. */
@@ -98,19 +99,27 @@ export const libvirtDestroyGuestsModule: Module<DestroyGuestsArgs> = {
 };
 
 /**
- * `libvirt_destroy_network`: the cluster's network is destroyed and undefined, its bridge gone,
- * and the files libvirt's dnsmasq kept for it removed; then the cluster's file directory. Tolerates
- * what is gone already.
+ * `libvirt_destroy_network`: the tunnel device is removed, the cluster's network destroyed and
+ * undefined, its bridge gone, and the files libvirt's dnsmasq kept for it removed; then the
+ * cluster's file directory. Tolerates what is gone already.
  */
-export const libvirtDestroyNetworkModule: Module<ClusterNames> = {
+export const libvirtDestroyNetworkModule: Module<ClusterNamesArgs> = {
   name: 'libvirt_destroy_network',
   os: 'linux',
   parseArgs: (raw: RawArgs) => parseClusterNames('libvirt_destroy_network', raw, ['recorded']),
   *run(args, context): ModuleRun {
     let changed = false;
     const problems: string[] = [];
+    for (const tunnel of recordedHere(context, 'tunnel')) {
+      const gone = yield { kind: 'exec', command: removeTunnelScript(tunnel.name) };
+      if (gone.failed) problems.push(`tunnel ${tunnel.name}: ${reason(gone)}`);
+      else {
+        yield { kind: 'record', update: { resources: [deleted(context, tunnel)] } };
+        changed = true;
+      }
+    }
     for (const network of recordedHere(context, 'network')) {
-      const bridge = network.details?.['bridge'] ?? args.bridge;
+      const bridge = network.details?.['bridge'];
       const gone = yield {
         kind: 'exec',
         command: [
@@ -118,9 +127,14 @@ export const libvirtDestroyNetworkModule: Module<ClusterNames> = {
           `  ${virsh(args.uri, 'net-destroy', network.name)} >/dev/null 2>&1 || true`,
           `  ${virsh(args.uri, 'net-undefine', network.name)} >/dev/null`,
           'fi',
-          `if ip -o link show dev ${shQuote(bridge)} >/dev/null 2>&1; then ip link delete ${shQuote(bridge)}; fi`,
+          ...(bridge
+            ? [
+                `if ip -o link show dev ${shQuote(bridge)} >/dev/null 2>&1; then ip link delete ${shQuote(bridge)}; fi`,
+                `rm -f ${shQuote(`/var/lib/libvirt/dnsmasq/${bridge}.`)}*`,
+              ]
+            : []),
           // libvirt 9 leaves dnsmasq's lease status and pid files behind after net-undefine...
-          `rm -f ${shQuote(`/var/lib/libvirt/dnsmasq/${network.name}.`)}* ${shQuote(`/var/lib/libvirt/dnsmasq/${bridge}.`)}* ${shQuote(`/run/libvirt/network/${network.name}.`)}*`,
+          `rm -f ${shQuote(`/var/lib/libvirt/dnsmasq/${network.name}.`)}* ${shQuote(`/run/libvirt/network/${network.name}.`)}*`,
           // ... and its directory of network port records.
           `rm -rf -- ${shQuote(`/run/libvirt/network/${network.name}`)}`,
         ].join('\n'),

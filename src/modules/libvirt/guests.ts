@@ -1,8 +1,16 @@
 import { type Accelerator, domainXml } from '../../provider/libvirt/domain-xml.js';
 import type { GuestDefinition, GuestDisk } from '../../provider/libvirt/guest.js';
+import { isoScript } from '../../provider/libvirt/iso.js';
 import { clusterFilesDir } from '../../provider/libvirt/names.js';
 import { overlayVolumeXml } from '../../provider/libvirt/storage-xml.js';
+import { installConfigFiles } from '../../provider/libvirt/windows/config-iso.js';
+import {
+  chooseHyperv,
+  type HypervChoice,
+  supportedHypervFeatures,
+} from '../../provider/libvirt/windows/hyperv.js';
 import { shQuote } from '../../quote/index.js';
+import type { CommandResult } from '../../types/command-result.js';
 import type { ProviderResource } from '../../types/provision.js';
 import { type RawArgs, requireString } from '../args.js';
 import type { Module, ModuleAction, ModuleContext, ModuleRun } from '../types.js';
@@ -20,23 +28,11 @@ import {
 interface GuestsArgs extends LibvirtCommon {
   accel: Accelerator;
   hypervisors: unknown;
+  /** Administrator passwords of the Windows guests by node (the secret output of libvirt_windows_passwords). */
+  passwords: Record<string, unknown>;
 }
 
-type Step = Generator<
-  ModuleAction,
-  string | undefined,
-  import('../../types/command-result.js').CommandResult
->;
-
-/** An ISO 9660 image with Rock Ridge and Joliet from a directory, with whichever tool the hypervisor has. */
-function isoScript(source: string, output: string, label: string): string {
-  return [
-    'if command -v genisoimage >/dev/null 2>&1; then set -- genisoimage',
-    'elif command -v mkisofs >/dev/null 2>&1; then set -- mkisofs',
-    'else set -- xorriso -as mkisofs; fi',
-    `"$@" -quiet -output ${shQuote(output)} -volid ${shQuote(label)} -joliet -rock ${shQuote(source)} && chmod 0644 ${shQuote(output)}`,
-  ].join('\n');
-}
+type Step = Generator<ModuleAction, string | undefined, CommandResult>;
 
 /** The volumes a guest owns (cached media are shared and not the cluster's). */
 const ownVolumes = (guest: GuestDefinition) => guest.disks.filter((d) => d.source.kind !== 'cached');
@@ -93,39 +89,148 @@ function* makeVolume(
       };
       return made.failed ? `cannot create volume ${disk.volume}: ${reason(made)}` : undefined;
     }
-    case 'config-iso': {
-      const files = `${dir}/${guest.node}.${source.label}`;
-      const mkdir = yield { kind: 'exec', command: `rm -rf ${shQuote(files)} && mkdir -p ${shQuote(files)}` };
-      if (mkdir.failed) return `cannot make ${files}: ${reason(mkdir)}`;
-      for (const [name, content] of Object.entries(source.files)) {
-        const put = yield { kind: 'put', remotePath: `${files}/${name}`, content, mode: 0o644 };
-        if (put.failed) return `cannot write ${files}/${name}: ${reason(put)}`;
-      }
-      const iso = yield {
-        kind: 'exec',
-        command: `${isoScript(files, `${poolPath}/${disk.volume}`, source.label)} && ${virsh(args.uri, 'pool-refresh', args.pool)} >/dev/null`,
-      };
-      return iso.failed ? `cannot make ${disk.volume}: ${reason(iso)}` : undefined;
+    case 'config-iso':
+      return yield* makeConfigIso(args, poolPath, disk.volume, {
+        staging: `${dir}/${guest.node}.${source.label}`,
+        label: source.label,
+        files: Object.entries(source.files).map(([path, content]) => ({ path, content })),
+        secret: false,
+      });
+    case 'windows-config': {
+      const password = args.passwords[guest.node];
+      if (typeof password !== 'string' || password === '')
+        return 'no Administrator password was generated for it (libvirt_windows_passwords)';
+      return yield* makeConfigIso(args, poolPath, disk.volume, {
+        staging: `${dir}/${guest.node}.config`,
+        label: 'KUBEMIX',
+        files: installConfigFiles({ ...source.config, administratorPassword: password }),
+        secret: true,
+      });
     }
   }
 }
 
 /**
+ * Writes files into a fresh staging directory on the hypervisor (0700, files 0600 when they hold
+ * a secret) and makes the ISO volume from them; the staging directory goes once the ISO exists.
+ */
+function* makeConfigIso(
+  args: GuestsArgs,
+  poolPath: string,
+  volume: string,
+  iso: { staging: string; label: string; files: Array<{ path: string; content: string }>; secret: boolean },
+): Step {
+  const dirs = [...new Set(iso.files.map((f) => f.path.split('/').slice(0, -1).join('/')).filter(Boolean))];
+  const staged = yield {
+    kind: 'exec',
+    command: `rm -rf -- ${shQuote(iso.staging)} && (umask 077 && mkdir -p ${[iso.staging, ...dirs.map((d) => `${iso.staging}/${d}`)].map((d) => shQuote(d)).join(' ')})`,
+  };
+  if (staged.failed) return `cannot make ${iso.staging}: ${reason(staged)}`;
+  for (const file of iso.files) {
+    const path = `${iso.staging}/${file.path}`;
+    const put = yield {
+      kind: 'put',
+      remotePath: path,
+      content: file.content,
+      mode: iso.secret ? 0o600 : 0o644,
+    };
+    if (put.failed) return `cannot write ${path}: ${reason(put)}`;
+  }
+  const made = yield {
+    kind: 'exec',
+    command: `${isoScript({ source: iso.staging, output: `${poolPath}/${volume}`, label: iso.label, secret: iso.secret })}\n${virsh(args.uri, 'pool-refresh', args.pool)} >/dev/null`,
+  };
+  return made.failed ? `cannot make ${volume}: ${reason(made)}` : undefined;
+}
+
+/** The Hyper-V enlightenments this hypervisor offers a q35 guest (virt-install's rule, windows/hyperv.ts). */
+function* hypervChoice(args: GuestsArgs): Generator<ModuleAction, HypervChoice | string, CommandResult> {
+  const caps = yield {
+    kind: 'exec',
+    command: virsh(
+      args.uri,
+      'domcapabilities',
+      '--virttype',
+      args.accel,
+      '--machine',
+      'q35',
+      '--arch',
+      'x86_64',
+    ),
+  };
+  if (caps.failed) return `cannot read the domain capabilities: ${reason(caps)}`;
+  return chooseHyperv(supportedHypervFeatures(caps.stdout));
+}
+
+/** What exists of the cluster on the hypervisor already (a resumed run). */
+function parseExisting(listed: CommandResult) {
+  const existing = { domains: new Set<string>(), running: new Set<string>(), volumes: new Set<string>() };
+  let section: keyof typeof existing | undefined;
+  for (const line of outputLines(listed)) {
+    if (line.startsWith('# ')) section = line.slice(2) as keyof typeof existing;
+    else if (section) existing[section].add(line);
+  }
+  return existing;
+}
+
+/** Makes a guest's own volumes and defines its domain, unless they exist; returns why not, or undefined. */
+function* defineGuest(
+  args: GuestsArgs,
+  where: { poolPath: string; dir: string; hyperv: HypervChoice | undefined },
+  guest: GuestDefinition,
+  existing: ReturnType<typeof parseExisting>,
+): Generator<ModuleAction, string | undefined | 'made', CommandResult> {
+  let made = false;
+  for (const disk of ownVolumes(guest)) {
+    if (existing.volumes.has(disk.volume)) continue;
+    const why = yield* makeVolume(args, where.poolPath, where.dir, guest, disk);
+    if (why) return why;
+    made = true;
+  }
+  if (existing.domains.has(guest.domain)) return made ? 'made' : undefined;
+  const file = `${where.dir}/${guest.node}.domain.xml`;
+  const xml = domainXml(guest, {
+    accel: args.accel,
+    pool: args.pool,
+    cluster: args.cluster,
+    ...(where.hyperv ? { hyperv: where.hyperv } : {}),
+  });
+  const put = yield { kind: 'put', remotePath: file, content: xml, mode: 0o644 };
+  if (put.failed) return `cannot write ${file}: ${reason(put)}`;
+  // QEMU runs as libvirt's unprivileged user: the console log must exist for libvirt to hand it over.
+  const defined = yield {
+    kind: 'exec',
+    command: `touch ${shQuote(guest.consoleLog)} && ${virsh(args.uri, 'define', file)}`,
+  };
+  return defined.failed ? `cannot define the domain: ${reason(defined)}` : 'made';
+}
+
+/**
  * `libvirt_guests`: every guest placed on this hypervisor exists and runs: its volumes (overlay
  * on the cached base image, config ISO, blank disk), its domain (XML from the guest definition,
- * `kvm` or `qemu` as the preflight found), started. The volumes and domains are recorded in the
- * state before any is made; what exists already (a resumed run) is kept, never made twice.
- * Each started guest is recorded as created, with its domain and MAC assigned to its host.
+ * `kvm` or `qemu` as the preflight found; Windows with the Hyper-V enlightenments the hypervisor
+ * offers), started. Every guest is defined before the first one starts, so the guests boot
+ * together, not one after another's disk work. The volumes and domains are recorded in the state
+ * before any is made; what exists already (a resumed run) is kept, never made twice. Each started
+ * guest is recorded as created, with its domain and MAC assigned to its host.
  */
 export const libvirtGuestsModule: Module<GuestsArgs> = {
   name: 'libvirt_guests',
   os: 'linux',
   parseArgs(raw: RawArgs) {
-    const common = parseCommon('libvirt_guests', raw, ['accel', 'hypervisors']);
+    const common = parseCommon('libvirt_guests', raw, ['accel', 'hypervisors', 'passwords']);
     const accel = requireString('libvirt_guests', raw, 'accel');
     if (accel !== 'kvm' && accel !== 'qemu')
       throw new TypeError(`libvirt_guests: accel must be kvm or qemu, got "${accel}"`);
-    return { ...common, accel, hypervisors: raw['hypervisors'] };
+    const passwords = raw['passwords'] ?? {};
+    if (typeof passwords !== 'object' || passwords === null || Array.isArray(passwords))
+      throw new TypeError('libvirt_guests: passwords must be a mapping of node name to password');
+    return {
+      ...common,
+      accel,
+      hypervisors: raw['hypervisors'],
+      passwords: passwords as Record<string, unknown>,
+    };
   },
   *run(args, context): ModuleRun {
     const guests = forThisHypervisor<GuestDefinition[]>('libvirt_guests', args.hypervisors, context) ?? [];
@@ -150,41 +255,22 @@ export const libvirtGuestsModule: Module<GuestsArgs> = {
     };
     if (listed.failed)
       return { changed: false, failed: true, msg: `cannot list domains and volumes: ${reason(listed)}` };
-    const existing = { domains: new Set<string>(), running: new Set<string>(), volumes: new Set<string>() };
-    let section: keyof typeof existing | undefined;
-    for (const line of outputLines(listed)) {
-      if (line.startsWith('# ')) section = line.slice(2) as keyof typeof existing;
-      else if (section) existing[section].add(line);
+    const existing = parseExisting(listed);
+    let hyperv: HypervChoice | undefined;
+    if (guests.some((g) => g.windowsMachine && !existing.domains.has(g.domain))) {
+      const choice = yield* hypervChoice(args);
+      if (typeof choice === 'string') return { changed: false, failed: true, msg: choice };
+      hyperv = choice;
     }
 
-    const dir = clusterFilesDir(args.dataDir, args.cluster);
+    const where = { poolPath, dir: clusterFilesDir(args.dataDir, args.cluster), hyperv };
     let changed = false;
     for (const guest of guests) {
-      for (const disk of ownVolumes(guest)) {
-        if (existing.volumes.has(disk.volume)) continue;
-        const why = yield* makeVolume(args, poolPath, dir, guest, disk);
-        if (why) return { changed, failed: true, msg: `${guest.domain}: ${why}` };
-        changed = true;
-      }
-      if (!existing.domains.has(guest.domain)) {
-        const file = `${dir}/${guest.node}.domain.xml`;
-        const xml = domainXml(guest, { accel: args.accel, pool: args.pool, cluster: args.cluster });
-        const put = yield { kind: 'put', remotePath: file, content: xml, mode: 0o644 };
-        if (put.failed)
-          return { changed, failed: true, msg: `${guest.domain}: cannot write ${file}: ${reason(put)}` };
-        // QEMU runs as libvirt's unprivileged user: the console log must exist for libvirt to hand it over.
-        const defined = yield {
-          kind: 'exec',
-          command: `touch ${shQuote(guest.consoleLog)} && ${virsh(args.uri, 'define', file)}`,
-        };
-        if (defined.failed)
-          return {
-            changed,
-            failed: true,
-            msg: `${guest.domain}: cannot define the domain: ${reason(defined)}`,
-          };
-        changed = true;
-      }
+      const outcome = yield* defineGuest(args, where, guest, existing);
+      if (outcome === 'made') changed = true;
+      else if (outcome) return { changed, failed: true, msg: `${guest.domain}: ${outcome}` };
+    }
+    for (const guest of guests) {
       if (!existing.running.has(guest.domain)) {
         const started = yield { kind: 'exec', command: virsh(args.uri, 'start', guest.domain) };
         if (started.failed)

@@ -4,3 +4,8 @@ export { libvirtImagesModule } from './images.js';
 export { libvirtInspectModule, libvirtLeakCheckModule } from './leak-check.js';
 export { libvirtNetworkModule } from './network.js';
 export { libvirtPreflightModule } from './preflight.js';
+export { libvirtRemoveConfigIsoModule } from './remove-config-iso.js';
+export { libvirtTunnelModule } from './tunnel.js';
+export { windowsFirstLogonModule } from './windows-first-logon.js';
+export { libvirtWindowsInstallModule } from './windows-install.js';
+export { libvirtWindowsPasswordsModule } from './windows-passwords.js';

@@ -1,18 +1,27 @@
 import type { RawArgs } from '../args.js';
 import type { Module, ModuleRun } from '../types.js';
 import { reason } from './common.js';
-import { type ClusterNames, discoveryScript, parseClusterNames, parseFound } from './discovery.js';
+import {
+  type ClusterNamesArgs,
+  discoveryScript,
+  namesHere,
+  parseClusterNames,
+  parseFound,
+} from './discovery.js';
 
 /**
  * `libvirt_leak_check`: after `down`, nothing of the cluster may be left on the hypervisor
  * (see discoveryScript for what is looked at). Fails naming every leftover.
  */
-export const libvirtLeakCheckModule: Module<ClusterNames> = {
+export const libvirtLeakCheckModule: Module<ClusterNamesArgs> = {
   name: 'libvirt_leak_check',
   os: 'linux',
   parseArgs: (raw: RawArgs) => parseClusterNames('libvirt_leak_check', raw),
   *run(args, context): ModuleRun {
-    const result = yield { kind: 'exec', command: discoveryScript(args) };
+    const result = yield {
+      kind: 'exec',
+      command: discoveryScript(namesHere('libvirt_leak_check', args, context)),
+    };
     if (result.failed)
       return { changed: false, failed: true, msg: `cannot look for leftovers: ${reason(result)}` };
     const found = parseFound(result);
@@ -28,12 +37,15 @@ export const libvirtLeakCheckModule: Module<ClusterNames> = {
 };
 
 /** `libvirt_inspect`: what of the cluster exists on the hypervisor now (for `kubemix status`). Changes nothing. */
-export const libvirtInspectModule: Module<ClusterNames> = {
+export const libvirtInspectModule: Module<ClusterNamesArgs> = {
   name: 'libvirt_inspect',
   os: 'linux',
   parseArgs: (raw: RawArgs) => parseClusterNames('libvirt_inspect', raw),
-  *run(args): ModuleRun {
-    const result = yield { kind: 'exec', command: discoveryScript(args) };
+  *run(args, context): ModuleRun {
+    const result = yield {
+      kind: 'exec',
+      command: discoveryScript(namesHere('libvirt_inspect', args, context)),
+    };
     if (result.failed) return { changed: false, failed: true, msg: `cannot inspect: ${reason(result)}` };
     return { changed: false, failed: false, data: { found: parseFound(result) } };
   },

@@ -9,6 +9,9 @@ interface NetworkArgs extends LibvirtCommon {
   hypervisors: unknown;
 }
 
+/** libvirt's dnsmasq state directory (Debian's and upstream's default localstatedir). */
+export const LIBVIRT_DNSMASQ_DIR = '/var/lib/libvirt/dnsmasq';
+
 /** Makes a directory with the mode libvirt's QEMU user needs to reach files in it (traverse only). */
 export const makeDirScript = (dir: string) => `mkdir -p ${shQuote(dir)} && chmod 0711 ${shQuote(dir)}`;
 
@@ -41,7 +44,14 @@ export const libvirtNetworkModule: Module<NetworkArgs> = {
 
     const made = yield {
       kind: 'exec',
-      command: `${makeDirScript(`${args.dataDir}/clusters`)} && ${makeDirScript(dir)}`,
+      command: [
+        `${makeDirScript(`${args.dataDir}/clusters`)} && ${makeDirScript(dir)}`,
+        // libvirt writes every network's MAC map to its dnsmasq directory when a guest joins, but
+        // makes that directory only when it runs a dnsmasq (src/network/bridge_driver.c,
+        // networkStartDhcpDaemon): on a hypervisor whose only network is a bridged one it may be
+        // missing, and the guest fails to start. Made as libvirt would make it.
+        ...(network.role === 'bridged' ? [`mkdir -p ${shQuote(LIBVIRT_DNSMASQ_DIR)}`] : []),
+      ].join(' && '),
     };
     if (made.failed) return { changed: false, failed: true, msg: `cannot make ${dir}: ${reason(made)}` };
     yield { kind: 'record', update: { resources: [resource(context, 'directory', dir, 'created')] } };

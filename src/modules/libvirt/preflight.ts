@@ -1,7 +1,7 @@
 import { shQuote } from '../../quote/index.js';
 import { cidrsOverlap, parseCidr } from '../../spec/cidr.js';
 import type { CommandResult } from '../../types/command-result.js';
-import type { RawArgs } from '../args.js';
+import { type RawArgs, requireString } from '../args.js';
 import type { Module, ModuleContext, ModuleRun } from '../types.js';
 import {
   forThisHypervisor,
@@ -24,15 +24,17 @@ interface GuestNeeds {
 }
 
 interface PreflightArgs extends LibvirtCommon {
-  network: { name: string; bridge: string; cidr: string };
+  /** The guest network's range (the same on every hypervisor). */
+  cidr: string;
   hypervisors: unknown;
 }
 
 interface HypervisorPart {
+  network: { name: string; bridge: string };
+  /** With several hypervisors: the VXLAN device this one will have. */
+  tunnel?: { device: string; vni: number; port: number; peers: string[] };
   guests: GuestNeeds[];
   images: Array<{ kind: 'url' | 'path'; volume: string }>;
-  /** What the spec lacks for the guests placed here (bad input). */
-  missingImages: string[];
 }
 
 interface Problem {
@@ -44,9 +46,13 @@ interface Problem {
 const GIB_KIB = 1024 * 1024;
 
 /** The shell tools a hypervisor needs, by what for. */
-function toolsScript(needCurl: boolean): string {
+function toolsScript(part: HypervisorPart): string {
   const required = ['virsh', 'qemu-img', 'qemu-system-x86_64', 'sha256sum', 'sha512sum', 'timeout'];
-  if (needCurl) required.push('curl');
+  if (part.images.some((i) => i.kind === 'url')) required.push('curl');
+  // The tunnel (iproute2's ip and bridge; getent resolves the other hypervisors' names).
+  if (part.tunnel) required.push('ip', 'bridge', 'getent');
+  // The Windows install wait asks bash's /dev/tcp whether the guest answers.
+  if (part.guests.some((g) => g.os === 'windows')) required.push('bash');
   return [
     `for t in ${required.map((a) => shQuote(a)).join(' ')}; do command -v "$t" >/dev/null 2>&1 || echo "$t"; done`,
     `command -v genisoimage >/dev/null 2>&1 || command -v mkisofs >/dev/null 2>&1 || command -v xorriso >/dev/null 2>&1 || echo ${shQuote('genisoimage (or mkisofs, xorriso)')}`,
@@ -70,6 +76,14 @@ function inUseScript(args: PreflightArgs): string {
     `echo '# domains'; ${virsh(args.uri, 'list', '--all', '--name')}`,
     `echo '# networks'; ${virsh(args.uri, 'net-list', '--all', '--name')}`,
     `echo '# volumes'; if ${virsh(args.uri, 'pool-info', args.pool)} >/dev/null 2>&1; then ${virsh(args.uri, 'vol-list', '--pool', args.pool)} | awk '{print $1}'; fi`,
+  ].join('\n');
+}
+
+/** VXLAN devices with their VNI and port, and whether the tunnel device's name is taken. */
+function tunnelScript(tunnel: NonNullable<HypervisorPart['tunnel']>): string {
+  return [
+    `ip -d -o link show type vxlan 2>/dev/null | sed -n 's/^[0-9]*: \\([^:@]*\\).* vxlan id \\([0-9]*\\) .*dstport \\([0-9]*\\).*/vxlan \\1 \\2 \\3/p'`,
+    `if ip -o link show dev ${shQuote(tunnel.device)} >/dev/null 2>&1; then echo taken; fi`,
   ].join('\n');
 }
 
@@ -106,11 +120,12 @@ export const libvirtPreflightModule: Module<PreflightArgs> = {
   name: 'libvirt_preflight',
   os: 'linux',
   parseArgs(raw: RawArgs) {
-    const common = parseCommon('libvirt_preflight', raw, ['network', 'hypervisors']);
-    const network = raw['network'] as PreflightArgs['network'];
-    if (!network || typeof network.cidr !== 'string' || typeof network.name !== 'string')
-      throw new TypeError('libvirt_preflight: network must give name, bridge and cidr');
-    return { ...common, network, hypervisors: raw['hypervisors'] };
+    const common = parseCommon('libvirt_preflight', raw, ['cidr', 'hypervisors']);
+    return {
+      ...common,
+      cidr: requireString('libvirt_preflight', raw, 'cidr'),
+      hypervisors: raw['hypervisors'],
+    };
   },
   *run(args, context): ModuleRun {
     const part = forThisHypervisor<HypervisorPart>('libvirt_preflight', args.hypervisors, context);
@@ -122,12 +137,9 @@ export const libvirtPreflightModule: Module<PreflightArgs> = {
         data: { accel: 'qemu', warning: '' },
       };
     const where = `${context.host.name} (${context.host.address})`;
-    const problems: Problem[] = part.missingImages.map((what) => ({
-      message: `Windows guests need ${what}; kubemix never downloads one unasked`,
-      input: true,
-    }));
+    const problems: Problem[] = [];
 
-    const tools = yield { kind: 'exec', command: toolsScript(part.images.some((i) => i.kind === 'url')) };
+    const tools = yield { kind: 'exec', command: toolsScript(part) };
     const missing = outputLines(tools);
     if (tools.failed) problems.push({ message: `cannot check the tools: ${reason(tools)}`, input: false });
     else if (missing.length > 0)
@@ -152,10 +164,14 @@ export const libvirtPreflightModule: Module<PreflightArgs> = {
 
     if (reachable) {
       const inUse = yield { kind: 'exec', command: inUseScript(args) };
-      problems.push(...nameProblems(args, context, inUse));
+      problems.push(...nameProblems(args, part, context, inUse));
       const networks = yield { kind: 'exec', command: networksScript(args) };
       const routes = yield { kind: 'exec', command: 'ip -4 -o route show' };
-      problems.push(...networkProblems(args, context, networks, routes));
+      problems.push(...networkProblems(args, part, context, networks, routes));
+    }
+    if (part.tunnel) {
+      const vxlans = yield { kind: 'exec', command: tunnelScript(part.tunnel) };
+      problems.push(...tunnelProblems(part.tunnel, context, vxlans));
     }
 
     const data = { accel, warning, ...versions };
@@ -205,7 +221,12 @@ function resourceProblems(part: HypervisorPart, facts: CommandResult): Problem[]
 }
 
 /** Names of the cluster that exist here although the state never recorded them: another cluster's. */
-function nameProblems(args: PreflightArgs, context: ModuleContext, inUse: CommandResult): Problem[] {
+function nameProblems(
+  args: PreflightArgs,
+  part: HypervisorPart,
+  context: ModuleContext,
+  inUse: CommandResult,
+): Problem[] {
   if (inUse.failed)
     return [{ message: `cannot list domains, networks and volumes: ${reason(inUse)}`, input: false }];
   const ours = new Set(recordedHere(context).map((r) => `${r.kind} ${r.name}`));
@@ -213,7 +234,7 @@ function nameProblems(args: PreflightArgs, context: ModuleContext, inUse: Comman
   const prefix = `${args.cluster}.`;
   const taken = [
     ...(found.get('domains') ?? []).filter((n) => n.startsWith(prefix)).map((n) => `domain ${n}`),
-    ...(found.get('networks') ?? []).filter((n) => n === args.network.name).map((n) => `network ${n}`),
+    ...(found.get('networks') ?? []).filter((n) => n === part.network.name).map((n) => `network ${n}`),
     ...(found.get('volumes') ?? []).filter((n) => n.startsWith(prefix)).map((n) => `volume ${n}`),
   ].filter((what) => !ours.has(what));
   if (taken.length === 0) return [];
@@ -227,18 +248,19 @@ function nameProblems(args: PreflightArgs, context: ModuleContext, inUse: Comman
 
 function networkProblems(
   args: PreflightArgs,
+  part: HypervisorPart,
   context: ModuleContext,
   networks: CommandResult,
   routes: CommandResult,
 ): Problem[] {
   const problems: Problem[] = [];
-  const mine = parseCidr(args.network.cidr)!;
-  const ownNetwork = recordedHere(context, 'network').some((r) => r.name === args.network.name);
+  const mine = parseCidr(args.cidr)!;
+  const ownNetwork = recordedHere(context, 'network').some((r) => r.name === part.network.name);
   const used = [
     ...(networks.failed ? [] : parseNetworkRanges(networks.stdout)).filter(
-      (r) => !(ownNetwork && r.owner.startsWith(`libvirt network ${args.network.name} (`)),
+      (r) => !(ownNetwork && r.owner.startsWith(`libvirt network ${part.network.name} (`)),
     ),
-    ...(routes.failed ? [] : parseRoutes(routes.stdout)).filter((r) => r.device !== args.network.bridge),
+    ...(routes.failed ? [] : parseRoutes(routes.stdout)).filter((r) => r.device !== part.network.bridge),
   ];
   if (networks.failed)
     problems.push({ message: `cannot list libvirt networks: ${reason(networks)}`, input: false });
@@ -251,7 +273,34 @@ function networkProblems(
     reported.add(key);
     if (parsed && cidrsOverlap(parsed, mine))
       problems.push({
-        message: `the cluster network ${args.network.cidr} overlaps ${range.owner}: choose another one (--network CIDR, provider.network.cidr)`,
+        message: `the cluster network ${args.cidr} overlaps ${range.owner}: choose another one (--network CIDR, provider.network.cidr)`,
+        input: true,
+      });
+  }
+  return problems;
+}
+
+/** Another VXLAN device with the cluster's VNI and port, or the device name taken by something not the cluster's. */
+function tunnelProblems(
+  tunnel: NonNullable<HypervisorPart['tunnel']>,
+  context: ModuleContext,
+  vxlans: CommandResult,
+): Problem[] {
+  if (vxlans.failed) return [{ message: `cannot list VXLAN devices: ${reason(vxlans)}`, input: false }];
+  const ours = recordedHere(context, 'tunnel').some((r) => r.name === tunnel.device);
+  if (ours) return [];
+  const problems: Problem[] = [];
+  const lines = outputLines(vxlans);
+  if (lines.includes('taken'))
+    problems.push({
+      message: `a network device named ${tunnel.device} exists already (not recorded as this cluster's): another cluster of this name? Choose another name (--name)`,
+      input: true,
+    });
+  for (const line of lines.filter((l) => l.startsWith('vxlan '))) {
+    const [, device, vni, port] = line.split(' ');
+    if (device !== tunnel.device && Number(vni) === tunnel.vni && Number(port) === tunnel.port)
+      problems.push({
+        message: `VXLAN device ${device} already uses VNI ${vni} on UDP port ${port}: give the cluster another one (provider.tunnel.vni)`,
         input: true,
       });
   }

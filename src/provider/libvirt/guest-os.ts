@@ -1,7 +1,8 @@
-import type { HostOs } from '../../types/inventory.js';
+import type { ConnectionKind, HostOs } from '../../types/inventory.js';
 import type { GuestDefinition } from './guest.js';
 import type { CachedImage } from './image.js';
 import { linuxGuest } from './linux-guest.js';
+import { windowsGuest } from './windows-guest.js';
 
 /** What every guest builder is given: the node, where it runs, its network identity, the images. */
 export interface GuestInput {
@@ -21,18 +22,18 @@ export interface GuestInput {
   dataDir: string;
   /** The cluster's SSH public key. */
   publicKey: string;
+  /** How kubemix connects to the guest (Windows over SSH gets OpenSSH with the cluster key). */
+  connection: ConnectionKind;
   images: { linux?: CachedImage; windows?: CachedImage; virtio?: CachedImage };
+  /** Windows guests: the Server version and the computer name (<= 15 characters, see windows/computer-name.ts). */
+  windows?: { version: '2019' | '2022'; computerName: string };
 }
 
 /** Turns a node into a guest definition: disks, CD-ROMs, first-boot configuration, machine type. */
 export type GuestBuilder = (input: GuestInput) => GuestDefinition;
 
-/**
- * The per-OS guest builders. Windows guests (Autounattend on a config CD-ROM, the Server ISO
- * and virtio-win, q35 with Hyper-V enlightenments) plug in here; until then a cluster with
- * Windows guests plans create-hosts as not implemented.
- */
-export const GUEST_BUILDERS: Readonly<Record<HostOs, GuestBuilder | undefined>> = {
+/** The per-OS guest builders. */
+export const GUEST_BUILDERS: Readonly<Record<HostOs, GuestBuilder>> = {
   linux: linuxGuest,
-  windows: undefined,
+  windows: windowsGuest,
 };

@@ -1,8 +1,9 @@
 import type { HostOs } from '../../types/inventory.js';
 import type { CachedImage } from './image.js';
+import type { WindowsConfig } from './windows/guest.js';
 
 /**
- * How a guest disk or CD-ROM comes to be. The per-OS builders (linux-guest.ts; Windows next)
+ * How a guest disk or CD-ROM comes to be. The per-OS builders (linux-guest.ts, windows-guest.ts)
  * choose these; the create-hosts module makes each kind the same way for every OS.
  */
 export type DiskSource =
@@ -10,8 +11,14 @@ export type DiskSource =
   | { kind: 'overlay'; base: CachedImage; sizeGiB: number }
   /** An empty disk (an OS installed from a medium). */
   | { kind: 'blank'; sizeGiB: number }
-  /** An ISO kubemix writes from these files (cloud-init NoCloud seed, Autounattend). */
+  /** An ISO kubemix writes from these files (cloud-init NoCloud seed). */
   | { kind: 'config-iso'; label: string; files: Record<string, string> }
+  /**
+   * The config ISO of a Windows guest (Autounattend.xml and the first-logon script): written at
+   * create time, because it carries the Administrator password kubemix generates then (kept in
+   * secrets.json only, never in the plan). The ISO is 0600 and deleted once the guest answers.
+   */
+  | { kind: 'windows-config'; config: WindowsConfig }
   /** A cached installation medium (shared volume, never deleted with the cluster). */
   | { kind: 'cached'; image: CachedImage };
 
@@ -22,6 +29,8 @@ export interface GuestDisk {
   bus: 'virtio' | 'sata' | 'ide';
   /** Guest device name (vda, hdc, sda...). */
   target: string;
+  /** Boot order (libvirt's per-device `<boot order>`); none: the machine boots its first disk. */
+  bootOrder?: number;
   source: DiskSource;
 }
 
@@ -39,14 +48,23 @@ export interface GuestDefinition {
   mac: string;
   /** The address its DHCP reservation gives it. */
   ip: string;
-  /** The libvirt network it joins. */
+  /** The libvirt network it joins (the one of its hypervisor). */
   network: string;
   /** `pc` for Linux cloud images (their kernel has no AHCI: the seed must be on IDE); q35 for Windows. */
   machine: 'pc' | 'q35';
   nicModel: 'virtio' | 'e1000e';
+  /**
+   * `utc` (Linux), or `localtime` with virt-install's Windows timers (RTC catching up, PIT delayed,
+   * no HPET, the Hyper-V clock).
+   */
   clock: 'utc' | 'localtime';
-  /** Hyper-V enlightenments (Windows). */
-  hyperv: boolean;
+  /**
+   * Windows: Hyper-V enlightenments, chosen on the hypervisor from `virsh domcapabilities` when
+   * the guest is created (see windows/hyperv.ts); QEMU's `maximum` CPU model under TCG (its
+   * default qemu64 model lacks CPU features 64-bit Windows requires); a VNC console on the
+   * hypervisor's loopback (to watch Windows Setup) with a USB tablet; no memory balloon.
+   */
+  windowsMachine: boolean;
   disks: GuestDisk[];
   /** Serial console log on the hypervisor, kept for failures (`down` copies it to the cluster directory). */
   consoleLog: string;

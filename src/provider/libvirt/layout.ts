@@ -1,35 +1,51 @@
+import { UsageError } from '../../errors/index.js';
 import { addressInCidr } from '../../spec/cidr.js';
 import type { ClusterSpec, LibvirtProvider as LibvirtSpec } from '../../spec/schema.js';
-import type { InventoryHost } from '../../types/inventory.js';
-import { defaultPort } from '../node-defaults.js';
+import type { InventoryHost, JumpHost } from '../../types/inventory.js';
 import type { NodeRequest, ProviderContext } from '../types.js';
 import type { GuestDefinition } from './guest.js';
 import { GUEST_BUILDERS } from './guest-os.js';
 import { type CachedImage, cachedImage, defaultLinuxImage } from './image.js';
-import { bridgeName, domainName, macAddress, networkName } from './names.js';
+import { bridgeName, macAddress, networkName, tunnelName, tunnelVni } from './names.js';
 import type { NetworkDefinition } from './network-xml.js';
+import { nodeHost } from './node-host.js';
 import { placeNodes } from './placement.js';
+import { TUNNEL_GUEST_MTU, type TunnelDefinition } from './tunnel.js';
+import { computerNames } from './windows/computer-name.js';
+import type { WindowsVersion as WindowsGuestVersion } from './windows/guest.js';
 
 /** libvirt URI on the hypervisors unless the spec names one. */
 export const DEFAULT_LIBVIRT_URI = 'qemu:///system';
-/** Guests' first address in the network: .1 is the gateway, room is left for services. */
+/**
+ * The `uri` argument of every libvirt step: each hypervisor's own (hypervisors[].uri, else
+ * provider.uri, else qemu:///system), from its host variables, or the guest's hypervisor's for
+ * steps a guest delegates to it.
+ */
+export const HYPERVISOR_URI = '{{ libvirt_uri }}';
+/**
+ * Guests' first address in the network: .1 is the gateway hypervisor's, the next ones the other
+ * hypervisors' bridges (so at most FIRST_GUEST_OFFSET - 1 hypervisors get guests).
+ */
 const FIRST_GUEST_OFFSET = 11;
 /** Sizes of guests whose group gives none (kubeadm's minimum is 2 CPUs and 2 GB for a controller). */
 const DEFAULT_SIZE = {
   linux: { vcpus: 2, memoryGiB: 2, diskGiB: 20 },
   windows: { vcpus: 2, memoryGiB: 4, diskGiB: 40 },
 } as const;
-/** The cluster key kubemix generates into the cluster directory (see cluster-key.ts). */
-export const CLUSTER_KEY_FILE = 'id_ed25519';
 const PENDING_KEY = '(the cluster SSH key, generated into the cluster directory by kubemix up)';
 
 /** A spec whose provider is libvirt. */
 export type LibvirtClusterSpec = ClusterSpec & { provider: LibvirtSpec };
 
-/** The hypervisors as inventory hosts: `localhost` runs commands locally, others over SSH. */
+const isLocal = (address: string) => address === 'localhost' || address === '127.0.0.1';
+
+/**
+ * The hypervisors as inventory hosts: `localhost` runs commands locally, others over SSH with
+ * their host keys checked strictly (against provider.knownHosts when the spec gives one).
+ */
 export function hypervisorHosts(provider: LibvirtSpec): InventoryHost[] {
   return provider.hypervisors.map((hv) => {
-    const local = hv.address === 'localhost' || hv.address === '127.0.0.1';
+    const local = isLocal(hv.address);
     const host: InventoryHost = {
       name: hv.name,
       address: hv.address,
@@ -41,27 +57,102 @@ export function hypervisorHosts(provider: LibvirtSpec): InventoryHost[] {
     };
     if (!local) host.port = hv.port ?? 22;
     if (hv.credentials) host.credentials = hv.credentials;
+    host.vars = {
+      libvirt_uri: hv.uri ?? provider.uri ?? DEFAULT_LIBVIRT_URI,
+      ...(!local && provider.knownHosts ? { kubemix_known_hosts: [provider.knownHosts] } : {}),
+    };
     return host;
   });
 }
 
+/** What one hypervisor that gets guests holds of the cluster. */
+export interface PlacedOnHypervisor {
+  guests: GuestDefinition[];
+  network: NetworkDefinition;
+  /** With several hypervisors: the VXLAN device joining this one's bridge to the others'. */
+  tunnel?: TunnelDefinition;
+  images: CachedImage[];
+}
+
 /** Everything the libvirt tasks know about one cluster, computed once from the spec. */
 export interface LibvirtLayout {
-  uri: string;
   cluster: string;
   dataDir: string;
   pool: string;
-  network: Omit<NetworkDefinition, 'reservations'>;
+  /** The guest network's range and DNS domain (the same on every hypervisor). */
+  cidr: string;
+  dnsDomain: string;
   hypervisors: InventoryHost[];
-  /** Per hypervisor that gets guests: its guests (complete, or undefined for an OS not built yet), network and images. */
-  placed: Map<string, { guests: GuestDefinition[]; network: NetworkDefinition; images: CachedImage[] }>;
+  /** Per hypervisor that gets guests, in the spec's order: the first is the gateway. */
+  placed: Map<string, PlacedOnHypervisor>;
   nodes: InventoryHost[];
-  /** Nodes whose OS has no guest builder yet. */
-  unbuilt: string[];
   images: { linux?: CachedImage; windows?: CachedImage; virtio?: CachedImage };
 }
 
-/** Works out names, addresses, MACs, placement and guest definitions. Pure. */
+/** The images the spec's nodes need (Windows media only when a Windows node exists). */
+function layoutImages(
+  spec: LibvirtClusterSpec,
+  requests: NodeRequest[],
+  context: ProviderContext,
+): LibvirtLayout['images'] {
+  const provider = spec.provider;
+  const images: LibvirtLayout['images'] = {};
+  if (requests.some((r) => r.os === 'linux'))
+    images.linux = cachedImage(provider.images.linux ?? defaultLinuxImage(context.versions), 'qcow2');
+  if (provider.images.windows) images.windows = cachedImage(provider.images.windows, 'iso');
+  if (provider.images.virtio) images.virtio = cachedImage(provider.images.virtio, 'iso');
+  return images;
+}
+
+/** The networks (and with several hypervisors, the tunnels) of the hypervisors that get guests. */
+function hypervisorNetworks(
+  spec: LibvirtClusterSpec,
+  active: InventoryHost[],
+): Map<string, Pick<PlacedOnHypervisor, 'network' | 'tunnel'>> {
+  const cluster = spec.name;
+  const several = active.length > 1;
+  const vni = spec.provider.tunnel.vni ?? tunnelVni(cluster);
+  return new Map(
+    active.map((hv, index) => {
+      const network: NetworkDefinition = {
+        name: networkName(cluster, hv.name),
+        bridge: bridgeName(cluster, hv.name),
+        cidr: spec.provider.network.cidr,
+        dnsDomain: `${cluster}.kubemix.internal`,
+        role: index === 0 ? 'gateway' : 'bridged',
+        address: addressInCidr(spec.provider.network.cidr, 1 + index),
+        reservations: [],
+        ...(several ? { mtu: TUNNEL_GUEST_MTU } : {}),
+      };
+      const tunnel: TunnelDefinition | undefined = several
+        ? {
+            device: tunnelName(cluster, hv.name),
+            bridge: network.bridge,
+            vni,
+            port: spec.provider.tunnel.port,
+            peers: active.filter((other) => other !== hv).map((other) => other.address),
+            mtu: TUNNEL_GUEST_MTU,
+          }
+        : undefined;
+      return [hv.name, { network, ...(tunnel ? { tunnel } : {}) }];
+    }),
+  );
+}
+
+/** Windows computer names by node (two nodes with one name are bad input: rename a group). */
+function windowsComputerNames(requests: NodeRequest[]): Map<string, string> {
+  try {
+    return computerNames(requests.filter((r) => r.os === 'windows').map((r) => r.name));
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}
+
+/**
+ * Works out names, addresses, MACs, placement, networks, the tunnel and guest definitions. Pure.
+ * Every node's DHCP reservation lives on the gateway hypervisor's network (the first one that
+ * gets guests), which the others' guests reach across the tunnel.
+ */
 export function libvirtLayout(
   spec: LibvirtClusterSpec,
   requests: NodeRequest[],
@@ -74,93 +165,80 @@ export function libvirtLayout(
     requests.map((r) => r.name),
     hypervisors.map((h) => h.name),
   );
-  const needsLinux = requests.some((r) => r.os === 'linux');
-  const images: LibvirtLayout['images'] = {};
-  if (needsLinux)
-    images.linux = cachedImage(provider.images.linux ?? defaultLinuxImage(context.versions), 'qcow2');
-  if (provider.images.windows) images.windows = cachedImage(provider.images.windows, 'iso');
-  if (provider.images.virtio) images.virtio = cachedImage(provider.images.virtio, 'iso');
-  const network = {
-    name: networkName(cluster),
-    bridge: bridgeName(cluster),
-    cidr: provider.network.cidr,
-    dnsDomain: `${cluster}.kubemix.internal`,
-  };
-  const dataDir = provider.dataDir;
-  const placed: LibvirtLayout['placed'] = new Map();
-  const nodes: InventoryHost[] = [];
-  const unbuilt: string[] = [];
-  requests.forEach((request, index) => {
+  const active = hypervisors.filter((h) => requests.some((r) => placement.get(r.name) === h.name));
+  if (active.length >= FIRST_GUEST_OFFSET)
+    throw new UsageError(
+      `guests are placed on ${active.length} hypervisors; kubemix joins at most ${FIRST_GUEST_OFFSET - 1} (each takes an address of the cluster network below the guests')`,
+    );
+  const networks = hypervisorNetworks(spec, active);
+  const images = layoutImages(spec, requests, context);
+  const placed = new Map<string, PlacedOnHypervisor>(
+    active.map((hv) => [hv.name, { ...networks.get(hv.name)!, guests: [], images: [] }]),
+  );
+  const gateway = active[0] ? placed.get(active[0].name) : undefined;
+  // Guests are reached through the gateway hypervisor when it is not the machine running kubemix.
+  const gatewayHost = active[0];
+  const jump: JumpHost | undefined =
+    gatewayHost && gatewayHost.connection === 'ssh'
+      ? {
+          name: gatewayHost.name,
+          address: gatewayHost.address,
+          ...(gatewayHost.port === undefined ? {} : { port: gatewayHost.port }),
+          ...(gatewayHost.credentials ? { credentials: gatewayHost.credentials } : {}),
+          ...(provider.knownHosts ? { knownHostsFiles: [provider.knownHosts] } : {}),
+        }
+      : undefined;
+  const computers = windowsComputerNames(requests);
+  const nodes = requests.map((request, index) => {
     const hypervisor = placement.get(request.name)!;
-    const ip = addressInCidr(network.cidr, FIRST_GUEST_OFFSET + index);
-    const mac = macAddress(cluster, request.name);
+    const entry = placed.get(hypervisor)!;
+    const ip = addressInCidr(provider.network.cidr, FIRST_GUEST_OFFSET + index);
     const size = DEFAULT_SIZE[request.os];
-    const builder = GUEST_BUILDERS[request.os];
-    const entry = placed.get(hypervisor) ?? {
-      guests: [],
-      network: { ...network, reservations: [] },
-      images: [],
-    };
-    placed.set(hypervisor, entry);
-    entry.network.reservations.push({ mac, ip, hostname: request.name });
-    const wanted = request.os === 'linux' ? [images.linux] : [images.windows, images.virtio];
-    for (const image of wanted)
-      if (image && !entry.images.some((i) => i.volume === image.volume)) entry.images.push(image);
-    if (builder) {
-      entry.guests.push(
-        builder({
-          cluster,
-          node: request.name,
-          hypervisor,
-          vcpus: request.vcpus ?? size.vcpus,
-          memoryMiB: Math.round((request.memoryGiB ?? size.memoryGiB) * 1024),
-          diskGiB: request.diskGiB ?? size.diskGiB,
-          ip,
-          mac,
-          network: network.name,
-          dnsDomain: network.dnsDomain,
-          dataDir,
-          publicKey: context.publicKey ?? PENDING_KEY,
-          images,
-        }),
-      );
-    } else unbuilt.push(request.name);
-    const host: InventoryHost = {
-      name: request.name,
-      address: ip,
-      os: request.os,
+    const computerName = computers.get(request.name);
+    const guest = GUEST_BUILDERS[request.os]({
+      cluster,
+      node: request.name,
+      hypervisor,
+      vcpus: request.vcpus ?? size.vcpus,
+      memoryMiB: Math.round((request.memoryGiB ?? size.memoryGiB) * 1024),
+      diskGiB: request.diskGiB ?? size.diskGiB,
+      ip,
+      mac: macAddress(cluster, request.name),
+      network: entry.network.name,
+      dnsDomain: entry.network.dnsDomain,
+      dataDir: provider.dataDir,
+      publicKey: context.publicKey ?? PENDING_KEY,
       connection: request.connection,
-      role: request.role,
-      group: request.group,
-      // Guests make their host keys at first boot: trusted on first use, kept in the cluster's known_hosts.
-      hostKeyPolicy: 'accept-new',
-      createdBy: 'libvirt',
-      vars: {
-        ...request.vars,
-        hypervisor,
-        libvirt_domain: domainName(cluster, request.name),
-        mac,
-        kubemix_address: 'reserved',
-      },
-    };
-    const port = defaultPort(request.connection);
-    if (port !== undefined) host.port = port;
-    if (request.os === 'linux')
-      host.credentials = { user: 'root', privateKey: { file: `${context.clusterDir}/${CLUSTER_KEY_FILE}` } };
-    else if (request.credentials) host.credentials = request.credentials;
-    if (request.windowsVersion) host.windowsVersion = request.windowsVersion;
-    nodes.push(host);
+      images,
+      ...(computerName ? { windows: { version: libvirtWindowsVersion(request), computerName } } : {}),
+    });
+    entry.guests.push(guest);
+    gateway?.network.reservations.push({ mac: guest.mac, ip, hostname: request.name });
+    for (const disk of guest.disks)
+      if (disk.source.kind === 'cached' || disk.source.kind === 'overlay') {
+        const image = disk.source.kind === 'cached' ? disk.source.image : disk.source.base;
+        if (!entry.images.some((i) => i.volume === image.volume)) entry.images.push(image);
+      }
+    const uri = hypervisors.find((h) => h.name === hypervisor)?.vars?.['libvirt_uri'] as string;
+    return nodeHost({ request, guest, clusterDir: context.clusterDir, jump, uri });
   });
   return {
-    uri: provider.uri ?? DEFAULT_LIBVIRT_URI,
     cluster,
-    dataDir,
+    dataDir: provider.dataDir,
     pool: provider.storagePool,
-    network,
+    cidr: provider.network.cidr,
+    dnsDomain: `${cluster}.kubemix.internal`,
     hypervisors,
     placed,
     nodes,
-    unbuilt,
     images,
   };
+}
+
+/** The guest's Windows version; the spec refuses versions the libvirt guests do not cover (libvirt-rules.ts). */
+function libvirtWindowsVersion(request: { name: string; windowsVersion?: string }): WindowsGuestVersion {
+  const version = request.windowsVersion ?? '2022';
+  if (version !== '2019' && version !== '2022')
+    throw new TypeError(`${request.name}: Windows Server ${version} guests are not built on libvirt`);
+  return version;
 }

@@ -11,129 +11,184 @@ import type {
 } from '../types.js';
 import { type CachedImage, cachedImage, defaultLinuxImage } from './image.js';
 import {
-  DEFAULT_LIBVIRT_URI,
+  HYPERVISOR_URI,
   hypervisorHosts,
   type LibvirtClusterSpec,
   type LibvirtLayout,
   libvirtLayout,
+  type PlacedOnHypervisor,
 } from './layout.js';
-import { bridgeName, networkName } from './names.js';
+import { bridgeName, networkName, tunnelName } from './names.js';
+import { WINDOWS_PASSWORDS_OUTPUT } from './node-host.js';
+import { libvirtWaitSteps } from './wait-steps.js';
 
-const byHypervisor = <T>(
-  layout: LibvirtLayout,
-  pick: (entry: LibvirtLayout['placed'] extends Map<string, infer E> ? E : never) => T,
-) => Object.fromEntries([...layout.placed].map(([name, entry]) => [name, pick(entry)]));
+const byHypervisor = <T>(layout: LibvirtLayout, pick: (entry: PlacedOnHypervisor) => T) =>
+  Object.fromEntries([...layout.placed].map(([name, entry]) => [name, pick(entry)]));
+
+/** The names by which the cluster's per-hypervisor resources are found, for every hypervisor of the spec. */
+function namesByHypervisor(spec: LibvirtClusterSpec) {
+  return Object.fromEntries(
+    hypervisorHosts(spec.provider).map((hv) => [
+      hv.name,
+      {
+        network: networkName(spec.name, hv.name),
+        bridge: bridgeName(spec.name, hv.name),
+        tunnel: tunnelName(spec.name, hv.name),
+      },
+    ]),
+  );
+}
+
+function prepareSteps(layout: LibvirtLayout, common: Record<string, string>): PlanStep[] {
+  return [
+    {
+      name: 'check the hypervisor: libvirt, KVM, tools, RAM, disk, vCPUs, names, network and tunnel in use',
+      module: 'libvirt_preflight',
+      register: 'libvirt_host',
+      args: {
+        ...common,
+        cidr: layout.cidr,
+        hypervisors: byHypervisor(layout, (entry) => ({
+          network: { name: entry.network.name, bridge: entry.network.bridge },
+          ...(entry.tunnel
+            ? {
+                tunnel: {
+                  device: entry.tunnel.device,
+                  vni: entry.tunnel.vni,
+                  port: entry.tunnel.port,
+                  peers: entry.tunnel.peers,
+                },
+              }
+            : {}),
+          guests: entry.guests.map((g) => ({
+            domain: g.domain,
+            os: g.os,
+            vcpus: g.vcpus,
+            memoryMiB: g.memoryMiB,
+            diskGiB: g.disks.reduce(
+              (sum, d) =>
+                sum + (d.source.kind === 'overlay' || d.source.kind === 'blank' ? d.source.sizeGiB : 0),
+              0,
+            ),
+          })),
+          images: entry.images,
+        })),
+      },
+    },
+    {
+      name: 'report what the hypervisor check warns about',
+      module: 'debug',
+      args: { msg: '{{ libvirt_host.warning }}' },
+      keywords: { when: "libvirt_host.warning != ''" },
+    },
+    {
+      name: 'cache the base images in the storage pool (downloaded and verified once per hypervisor)',
+      module: 'libvirt_images',
+      args: { ...common, hypervisors: byHypervisor(layout, (entry) => entry.images) },
+    },
+  ];
+}
+
+function networkSteps(layout: LibvirtLayout, common: Record<string, string>): PlanStep[] {
+  const steps: PlanStep[] = [
+    {
+      name: 'define and start the network',
+      module: 'libvirt_network',
+      args: { ...common, hypervisors: byHypervisor(layout, (entry) => entry.network) },
+    },
+  ];
+  if (layout.placed.size > 1)
+    steps.push({
+      name: 'join the network to the other hypervisors (VXLAN)',
+      module: 'libvirt_tunnel',
+      args: { ...common, hypervisors: byHypervisor(layout, (entry) => entry.tunnel) },
+    });
+  return steps;
+}
+
+function createSteps(layout: LibvirtLayout, common: Record<string, string>): PlanStep[] {
+  const windows = [...layout.placed.values()].some((e) => e.guests.some((g) => g.os === 'windows'));
+  const steps: PlanStep[] = [];
+  if (windows)
+    steps.push({
+      name: 'Administrator passwords of the Windows guests (generated once, kept in secrets.json)',
+      module: 'libvirt_windows_passwords',
+      register: WINDOWS_PASSWORDS_OUTPUT,
+      secret: true,
+      args: {
+        nodes: byHypervisor(layout, (entry) =>
+          entry.guests.filter((g) => g.os === 'windows').map((g) => g.node),
+        ),
+        known: `{{ outputs.${WINDOWS_PASSWORDS_OUTPUT} | default({}) }}`,
+      },
+    });
+  steps.push({
+    name: 'create and start the guests',
+    module: 'libvirt_guests',
+    args: {
+      ...common,
+      accel: '{{ outputs.libvirt_host.accel }}',
+      ...(windows ? { passwords: `{{ outputs.${WINDOWS_PASSWORDS_OUTPUT} | default({}) }}` } : {}),
+      hypervisors: byHypervisor(layout, (entry) => entry.guests),
+    },
+  });
+  return steps;
+}
 
 /**
  * Guests on one or more KVM/QEMU hypervisors through libvirt (`virsh`, `qemu-img` and the ISO
  * tool run on each hypervisor over kubemix's own transport: local, or SSH with host keys checked).
- * Addresses are DHCP reservations made before boot, so `plan` shows them.
+ * Addresses are DHCP reservations made before boot, so `plan` shows them, with the hypervisor
+ * each guest is placed on. With several hypervisors their networks are one L2 through a VXLAN
+ * tunnel, the first one's being the gateway (NAT, DHCP, DNS).
  */
 export class LibvirtProvider implements Provider {
   readonly type = 'libvirt' as const;
 
   plan(spec: ClusterSpec, requests: NodeRequest[], context: ProviderContext): ProviderPlan {
-    const layout = libvirtLayout(asLibvirt(spec), requests, context);
-    const common = { uri: layout.uri, cluster: layout.cluster, dataDir: layout.dataDir, pool: layout.pool };
+    const libvirt = asLibvirt(spec);
+    const layout = libvirtLayout(libvirt, requests, context);
+    const common = {
+      uri: HYPERVISOR_URI,
+      cluster: layout.cluster,
+      dataDir: layout.dataDir,
+      pool: layout.pool,
+    };
     const active = layout.hypervisors.filter((h) => layout.placed.has(h.name));
-    const prepareSteps: PlanStep[] = [
-      {
-        name: 'check the hypervisor: libvirt, KVM, tools, RAM, disk, vCPUs, names and network in use',
-        module: 'libvirt_preflight',
-        register: 'libvirt_host',
-        args: {
-          ...common,
-          network: { name: layout.network.name, bridge: layout.network.bridge, cidr: layout.network.cidr },
-          hypervisors: byHypervisor(layout, (entry) => ({
-            guests: entry.guests.map((g) => ({
-              domain: g.domain,
-              os: g.os,
-              vcpus: g.vcpus,
-              memoryMiB: g.memoryMiB,
-              diskGiB: g.disks.reduce((sum, d) => sum + ('sizeGiB' in d.source ? d.source.sizeGiB : 0), 0),
-            })),
-            images: entry.images,
-            missingImages: missingImages(
-              layout,
-              entry.network.reservations.map((r) => r.hostname),
-              requests,
-            ),
-          })),
-        },
-      },
-      {
-        name: 'report what the hypervisor check warns about',
-        module: 'debug',
-        args: { msg: '{{ libvirt_host.warning }}' },
-        keywords: { when: "libvirt_host.warning != ''" },
-      },
-      {
-        name: 'cache the base images in the storage pool (downloaded and verified once per hypervisor)',
-        module: 'libvirt_images',
-        args: { ...common, hypervisors: byHypervisor(layout, (entry) => entry.images) },
-      },
-    ];
+    const gateway = [...layout.placed.values()][0]?.network;
+    const waits = libvirtWaitSteps({
+      uri: HYPERVISOR_URI,
+      pool: layout.pool,
+      windowsMinutes: libvirt.provider.windows.installTimeoutMinutes,
+    });
     return {
       providerHosts: layout.hypervisors,
       nodes: layout.nodes,
       prepare: {
         description: 'Check and prepare each hypervisor: libvirt, KVM, resources, storage pool, base images',
         hosts: active,
-        steps: prepareSteps,
+        steps: prepareSteps(layout, common),
       },
       createNetwork: {
-        description: `Create the libvirt NAT network ${layout.network.name} (${layout.network.cidr}) with a DHCP reservation per node`,
+        description: `Create the libvirt network of each hypervisor (${layout.cidr}; DHCP reservations on ${gateway?.name ?? 'the gateway'})${layout.placed.size > 1 ? ', joined by a VXLAN tunnel' : ''}`,
         hosts: active,
-        steps: [
-          {
-            name: 'define and start the network',
-            module: 'libvirt_network',
-            args: { ...common, hypervisors: byHypervisor(layout, (entry) => entry.network) },
-          },
-        ],
+        steps: networkSteps(layout, common),
       },
       createHosts: {
-        description: 'Create the guests: disk overlays, first-boot configuration, domains, started',
+        description: 'Create the guests: disks, first-boot configuration, domains, started',
         hosts: active,
-        steps:
-          layout.unbuilt.length > 0
-            ? undefined
-            : [
-                {
-                  name: 'create and start the guests',
-                  module: 'libvirt_guests',
-                  args: {
-                    ...common,
-                    accel: '{{ outputs.libvirt_host.accel }}',
-                    hypervisors: byHypervisor(layout, (entry) => entry.guests),
-                  },
-                },
-              ],
+        steps: createSteps(layout, common),
       },
-      // Cloud images boot in ~30-60 s under emulation, Windows installs take far longer.
+      // Cloud images boot in ~30-60 s under emulation; a Windows install is waited for before this.
       waitTimeoutSec: 900,
-      waitSteps: [
-        {
-          name: 'cloud-init finished (it restarts sshd: retried)',
-          module: 'command',
-          args: { cmd: 'cloud-init status --wait' },
-          os: 'linux',
-          retries: 8,
-          delayMs: 2000,
-          register: 'cloud_init_status',
-          keywords: {
-            changedWhen: false,
-            // 2: done with recoverable errors (cloud-init 23.4+), e.g. deprecated keys.
-            failedWhen: 'cloud_init_status.rc != 0 and cloud_init_status.rc != 2',
-          },
-        },
-      ],
+      beforeConnectSteps: waits.beforeConnect,
+      waitSteps: waits.afterConnect,
     };
   }
 
   inspect(spec: ClusterSpec): ProviderTask {
-    const provider = asLibvirt(spec).provider;
-    const cluster = spec.name;
+    const libvirt = asLibvirt(spec);
+    const provider = libvirt.provider;
     return {
       description: 'What of the cluster exists on each hypervisor',
       hosts: hypervisorHosts(provider),
@@ -142,13 +197,12 @@ export class LibvirtProvider implements Provider {
           name: 'inspect',
           module: 'libvirt_inspect',
           args: {
-            uri: provider.uri ?? DEFAULT_LIBVIRT_URI,
-            cluster,
+            uri: HYPERVISOR_URI,
+            cluster: spec.name,
             dataDir: provider.dataDir,
             pool: provider.storagePool,
-            network: networkName(cluster),
-            bridge: bridgeName(cluster),
             cidr: provider.network.cidr,
+            hypervisors: namesByHypervisor(libvirt),
           },
         },
       ],
@@ -156,8 +210,8 @@ export class LibvirtProvider implements Provider {
   }
 
   teardown(spec: ClusterSpec, input: TeardownInput, context: ProviderContext): ProviderTeardown {
-    const provider = asLibvirt(spec).provider;
-    const cluster = spec.name;
+    const libvirt = asLibvirt(spec);
+    const provider = libvirt.provider;
     const locations = new Set(input.resources.filter((r) => r.provider === 'libvirt').map((r) => r.location));
     const hosts = hypervisorHosts(provider).filter((h) => locations.has(h.name));
     // What the state records as possibly existing, per hypervisor: `plan --down` shows it, and a
@@ -171,18 +225,14 @@ export class LibvirtProvider implements Provider {
       ]),
     );
     const common = {
-      uri: provider.uri ?? DEFAULT_LIBVIRT_URI,
-      cluster,
+      uri: HYPERVISOR_URI,
+      cluster: spec.name,
       dataDir: provider.dataDir,
       pool: provider.storagePool,
     };
-    const network = {
-      network: networkName(cluster),
-      bridge: bridgeName(cluster),
-      cidr: provider.network.cidr,
-    };
+    const names = { cidr: provider.network.cidr, hypervisors: namesByHypervisor(libvirt) };
     const purge = input.purgeImages
-      ? Object.values(libvirtImages(asLibvirt(spec), context)).map((image) => image.volume)
+      ? Object.values(libvirtImages(libvirt, context)).map((image) => image.volume)
       : [];
     return {
       tasks: [
@@ -201,40 +251,28 @@ export class LibvirtProvider implements Provider {
         },
         {
           name: 'destroy-network',
-          description: `Remove the network ${network.network} and what libvirt left of it`,
+          description: 'Remove the tunnel, the network and what libvirt left of it on each hypervisor',
           hosts,
           steps: [
             {
-              name: 'destroy the network',
+              name: 'destroy the tunnel and the network',
               module: 'libvirt_destroy_network',
-              args: { ...common, ...network, recorded },
+              args: { ...common, ...names, recorded },
             },
           ],
         },
         {
           name: 'check-leaks',
           description:
-            'Nothing of the cluster is left on the hypervisors (domains, volumes, networks, bridges, dnsmasq, files, firewall rules)',
+            'Nothing of the cluster is left on the hypervisors (domains, volumes, networks, bridges, tunnels, dnsmasq, files, firewall rules)',
           hosts,
           steps: [
-            { name: 'look for anything left', module: 'libvirt_leak_check', args: { ...common, ...network } },
+            { name: 'look for anything left', module: 'libvirt_leak_check', args: { ...common, ...names } },
           ],
         },
       ],
     };
   }
-}
-
-/** Images a Windows guest needs that the spec does not give (reported by the preflight as bad input). */
-function missingImages(layout: LibvirtLayout, placedNodes: string[], requests: NodeRequest[]): string[] {
-  const windows = requests.some((r) => r.os === 'windows' && placedNodes.includes(r.name));
-  if (!windows) return [];
-  const missing: string[] = [];
-  if (!layout.images.windows)
-    missing.push(
-      'the Windows Server ISO (--windows-iso PATH|URL with --windows-iso-sha256, or provider.images.windows)',
-    );
-  return missing;
 }
 
 /** The cached images a spec uses (for --purge-images). */

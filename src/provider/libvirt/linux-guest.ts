@@ -26,7 +26,7 @@ export function linuxGuest(input: GuestInput): GuestDefinition {
     machine: 'pc',
     nicModel: 'virtio',
     clock: 'utc',
-    hyperv: false,
+    windowsMachine: false,
     disks: [
       {
         volume: volumeName(input.cluster, input.node, 'disk', 'qcow2'),

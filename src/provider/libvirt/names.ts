@@ -3,14 +3,16 @@ import { createHash } from 'node:crypto';
 /**
  * Every libvirt resource kubemix makes for cluster C is named `C.<something>`: cluster names are
  * DNS labels (no dots), so `lab.` can never be the prefix of another cluster's names (`lab-2.`),
- * and a leak check can find everything of one cluster by name. Linux bridge names are limited to
- * 15 characters (IFNAMSIZ), so the bridge carries a digest of the cluster name instead.
+ * and a leak check can find everything of one cluster by name. What exists once per hypervisor
+ * (the network, its bridge, the tunnel device) also carries the hypervisor's name, so two
+ * hypervisors sharing one libvirt or one host never take each other's. Linux interface names are
+ * limited to 15 characters (IFNAMSIZ), so bridges and tunnel devices carry a digest instead.
  */
 
 /** The libvirt domain of a node. */
 export const domainName = (cluster: string, node: string) => `${cluster}.${node}`;
-/** The guest network. */
-export const networkName = (cluster: string) => `${cluster}.network`;
+/** The guest network on one hypervisor. */
+export const networkName = (cluster: string, hypervisor: string) => `${cluster}.${hypervisor}.network`;
 /** The storage volume of a node's disk or config ISO (`disk`, `seed`...), in the pool. */
 export const volumeName = (cluster: string, node: string, what: string, extension: string) =>
   `${cluster}.${node}.${what}.${extension}`;
@@ -19,8 +21,24 @@ export const clusterPrefix = (cluster: string) => `${cluster}.`;
 
 const digest = (text: string) => createHash('sha256').update(text).digest('hex');
 
-/** The network's bridge: `kmxv` + 8 hex digits of the cluster name's SHA-256 (12 characters). */
-export const bridgeName = (cluster: string) => `kmxv${digest(cluster).slice(0, 8)}`;
+/** The network's bridge on one hypervisor: `kmxv` + 8 hex digits of a SHA-256 (12 characters). */
+export const bridgeName = (cluster: string, hypervisor: string) =>
+  `kmxv${digest(`${cluster}/${hypervisor}`).slice(0, 8)}`;
+
+/** The VXLAN device joining a hypervisor's bridge to the other hypervisors': `kmxt` + 8 hex digits. */
+export const tunnelName = (cluster: string, hypervisor: string) =>
+  `kmxt${digest(`${cluster}/${hypervisor}`).slice(0, 8)}`;
+
+/** Lowest VNI kubemix derives: above flannel's 4096 and the small numbers people pick by hand. */
+const FIRST_DERIVED_VNI = 100_000;
+
+/**
+ * The cluster's VXLAN network identifier between hypervisors when the spec gives none: derived
+ * from the cluster name, so every hypervisor and every run agree, in 100000..16099999 (VNIs are
+ * 24 bits). prepare-provider refuses one another VXLAN device on the hypervisor already uses.
+ */
+export const tunnelVni = (cluster: string) =>
+  FIRST_DERIVED_VNI + (Number.parseInt(digest(`vni/${cluster}`).slice(0, 8), 16) % 16_000_000);
 
 /**
  * A stable MAC for a node, in QEMU's locally administered 52:54:00 range: the DHCP reservation

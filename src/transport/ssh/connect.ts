@@ -83,7 +83,28 @@ function tcpConnect(params: ConnectParams, deadline: number): Promise<Duplex> {
   const via = params.via;
   if (via) {
     return new Promise((resolve, reject) => {
+      // The jump host answers a channel open only when its own connect ends, which for a guest
+      // still booting can take minutes (measured on the two-hypervisor e2e: one attempt never
+      // returned): the attempt gets the same deadline as a direct connect, then is retried.
+      let timedOut = false;
+      const timer = setTimeout(
+        () => {
+          timedOut = true;
+          reject(
+            new TransientConnectError(
+              params.label,
+              `timed out after ${params.connectTimeoutMs} ms connecting to ${where} through jump host ${via.label}`,
+            ),
+          );
+        },
+        Math.max(1, deadline - Date.now()),
+      );
       via.client.forwardOut('127.0.0.1', 0, params.address, params.port, (error, stream) => {
+        clearTimeout(timer);
+        if (timedOut) {
+          stream?.destroy();
+          return;
+        }
         if (error) {
           reject(
             new TransientConnectError(

@@ -49,6 +49,11 @@ export interface SshTransportOptions {
   sshConfigPath?: string | false;
   /** Jump hosts, `[user@]host[:port][,...]` (ProxyJump syntax). Default: ssh config ProxyJump. */
   jump?: string;
+  /**
+   * Jump hosts with their own login and known_hosts (a hypervisor in front of the guests kubemix
+   * made on it): their host keys are always checked strictly. Wins over `jump`.
+   */
+  jumpHosts?: SshJumpHost[];
   /** Limit for TCP connect + SSH handshake + authentication. Default 10 000 ms. */
   connectTimeoutMs?: number;
   /** SSH keepalive interval. Default 15 000 ms. */
@@ -71,6 +76,17 @@ export interface SshTransportOptions {
    * channel, files are copied with PowerShell scripts (see powershell-mode.ts).
    */
   remoteShell?: 'sh' | 'powershell';
+}
+
+/** A jump host that logs in with its own credentials (see SshTransportOptions.jumpHosts). */
+export interface SshJumpHost {
+  /** Inventory name, for messages. */
+  host: string;
+  address: string;
+  port?: number;
+  credentials?: HostCredentials;
+  /** known_hosts files with its key. Default: ssh config UserKnownHostsFile, else ~/.ssh/known_hosts. */
+  knownHostsFiles?: string[];
 }
 
 /** Options resolved at connect time: ssh config applied, secrets read, keys parsed. */
@@ -233,6 +249,11 @@ export async function resolveTarget(options: SshTransportOptions): Promise<Resol
     options.host,
   );
 
+  if (options.jumpHosts !== undefined) {
+    const jumps: Omit<ConnectParams, 'via'>[] = [];
+    for (const hop of options.jumpHosts) jumps.push(await resolveOwnHop(options, hop));
+    return finishTarget(options, params, jumps);
+  }
   const hops: JumpSpec[] = options.jump !== undefined ? parseProxyJump(options.jump) : config.proxyJump;
   const jumps: Omit<ConnectParams, 'via'>[] = [];
   for (const hop of hops) {
@@ -253,6 +274,15 @@ export async function resolveTarget(options: SshTransportOptions): Promise<Resol
     if (hop.user === undefined && hopConfig.user === undefined) hopParams.user = params.user;
     jumps.push(hopParams);
   }
+  return finishTarget(options, params, jumps);
+}
+
+/** The target's password and sudo password, read last. */
+async function finishTarget(
+  options: SshTransportOptions,
+  params: Omit<ConnectParams, 'via'>,
+  jumps: Omit<ConnectParams, 'via'>[],
+): Promise<ResolvedTarget> {
   if (options.password !== undefined)
     params.password = await resolveSecret(options.password, `${options.host}: password`);
   const target: ResolvedTarget = { params, jumps, user: params.user };
@@ -260,4 +290,40 @@ export async function resolveTarget(options: SshTransportOptions): Promise<Resol
   if (becomeInput !== undefined)
     target.becomePassword = await resolveSecret(becomeInput, `${options.host}: becomePassword`);
   return target;
+}
+
+/**
+ * A jump host with its own keys (its credentials, else its ssh config's or OpenSSH's default
+ * identities), its own known_hosts and strict host-key checking: the target's trust-on-first-use
+ * never extends to the hosts in front of it.
+ */
+async function resolveOwnHop(
+  options: SshTransportOptions,
+  hop: SshJumpHost,
+): Promise<Omit<ConnectParams, 'via'>> {
+  const label = `${options.host} (jump host ${hop.host})`;
+  const hopOptions: SshTransportOptions = { host: hop.host };
+  if (options.sshConfigPath !== undefined) hopOptions.sshConfigPath = options.sshConfigPath;
+  if (hop.credentials) hopOptions.credentials = hop.credentials;
+  const config = await loadConfig(hopOptions, hop.address);
+  const files = hop.knownHostsFiles ?? [
+    ...(config.userKnownHostsFiles.length ? config.userKnownHostsFiles : [`${homedir()}/.ssh/known_hosts`]),
+  ];
+  const hostKeys: HostKeyParams = { entries: await readKnownHosts(files), policy: 'strict' };
+  const passphrase =
+    hop.credentials?.passphrase === undefined
+      ? undefined
+      : await resolveSecret(hop.credentials.passphrase, `${hop.host}: passphrase`);
+  const overrides: { port?: number; user?: string } = {};
+  if (hop.port !== undefined) overrides.port = hop.port;
+  if (hop.credentials?.user !== undefined) overrides.user = hop.credentials.user;
+  const { config: _config, ...params } = await resolveHop(
+    hopOptions,
+    hop.address,
+    overrides,
+    hostKeys,
+    passphrase,
+    label,
+  );
+  return params;
 }

@@ -24,10 +24,11 @@ const guest = linuxGuest({
   diskGiB: 20,
   ip: '10.0.0.11',
   mac: macAddress('lab', 'controller-01'),
-  network: 'lab.network',
+  network: 'lab.hypervisor-01.network',
   dnsDomain: 'lab.kubemix.internal',
   dataDir: '/var/lib/kubemix',
   publicKey: 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIHjV kubemix@lab',
+  connection: 'ssh',
   images: { linux: base },
 });
 
@@ -64,19 +65,45 @@ describe('libvirt XML', () => {
 
   it('network XML is valid: NAT, the bridge, DHCP reservations only, DNS names', async () => {
     const xml = networkXml({
-      name: 'lab.network',
-      bridge: bridgeName('lab'),
+      name: 'lab.hypervisor-01.network',
+      bridge: bridgeName('lab', 'hypervisor-01'),
       cidr: '10.0.0.0/24',
       dnsDomain: 'lab.kubemix.internal',
+      role: 'gateway',
+      address: '10.0.0.1',
       reservations: [{ mac: guest.mac, ip: '10.0.0.11', hostname: 'controller-01' }],
     });
     const checked = await validate('network', xml);
     expect(checked.exitCode, checked.stderr).toBe(0);
     const network = parser.parse(xml).network;
+    expect(network.forward['@mode']).toBe('nat');
     expect(network.ip['@address']).toBe('10.0.0.1');
     expect(network.ip.dhcp.range).toBeUndefined();
     expect(network.ip.dhcp.host).toEqual({ '@mac': guest.mac, '@name': 'controller-01', '@ip': '10.0.0.11' });
-    expect(bridgeName('a-cluster-name-that-is-rather-long').length).toBeLessThanOrEqual(15);
+    expect(network.mtu).toBeUndefined();
+    expect(bridgeName('a-cluster-name-that-is-rather-long', 'a-hypervisor-name').length).toBeLessThanOrEqual(
+      15,
+    );
+  });
+
+  it('network XML of a bridged hypervisor is valid: its own address, no NAT, DHCP or DNS, the tunnel MTU', async () => {
+    const xml = networkXml({
+      name: 'lab.hypervisor-02.network',
+      bridge: bridgeName('lab', 'hypervisor-02'),
+      cidr: '10.0.0.0/24',
+      dnsDomain: 'lab.kubemix.internal',
+      role: 'bridged',
+      address: '10.0.0.2',
+      reservations: [],
+      mtu: 1450,
+    });
+    const checked = await validate('network', xml);
+    expect(checked.exitCode, checked.stderr).toBe(0);
+    const network = parser.parse(xml).network;
+    expect(network.forward).toBeUndefined();
+    expect(network.ip).toEqual({ '@address': '10.0.0.2', '@prefix': '24' });
+    expect(network.dns).toEqual({ '@enable': 'no' });
+    expect(network.mtu).toEqual({ '@size': '1450' });
   });
 
   it('overlay volume XML is valid and backed by the cached image', async () => {

@@ -1,0 +1,148 @@
+import { execFileSync } from 'node:child_process';
+import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { XMLParser } from 'fast-xml-parser';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  leftovers,
+  removeTestStorage,
+  sha256File,
+  testImage,
+  writeLibvirtSpec,
+} from '../../fixtures/libvirt/lab.js';
+import { ensureLibvirtd, type TestLibvirtd, virsh } from '../../fixtures/libvirt/libvirtd.js';
+import { type TestCluster, uniqueTestCluster } from '../../fixtures/libvirt/test-cluster.js';
+import { readSecrets } from '../../src/engine/index.js';
+import { testTempDir } from '../helpers/temp.js';
+import { kubemix, tempClusterDir } from './helpers.js';
+
+// A Windows worker on libvirt, as far as it can go without Windows: kubemix generates the
+// Administrator password into secrets.json, writes Autounattend.xml and the first-logon script
+// onto a 0600 config ISO, defines the Windows machine (q35, SATA CD-ROMs with the Windows ISO and
+// the config ISO, Hyper-V enlightenments this QEMU offers) and starts it in real QEMU (TCG). The
+// "Windows ISO" is a small ISO made here that boots nothing, so the install wait watches a domain
+// that never installs: it reports what it sees and gives up when the spec's time runs out. No
+// Windows stand-in guest exists: nothing here proves that Windows Setup accepts the answer file.
+// A fresh name, network and pool per run: other worktrees may run this test on the same libvirtd.
+let cluster: TestCluster;
+const configVolume = () => `${cluster.name}.windows-01.config.iso`;
+let libvirtd: TestLibvirtd;
+let spec: string;
+let clusterDir: string;
+let password: string;
+let created: Awaited<ReturnType<typeof kubemix>>;
+
+const parser = new XMLParser({
+  ignoreAttributes: false,
+  attributeNamePrefix: '@',
+  isArray: (n) => n === 'disk',
+});
+
+beforeAll(async () => {
+  libvirtd = await ensureLibvirtd();
+  cluster = await uniqueTestCluster('kmxwin');
+  const image = await testImage();
+  const media = await testTempDir('windows-media');
+  await mkdir(join(media, 'content'));
+  await writeFile(
+    join(media, 'content', 'README.TXT'),
+    'not Windows: a stand-in medium that boots nothing\n',
+  );
+  const iso = join(media, 'not-windows.iso');
+  execFileSync('genisoimage', ['-quiet', '-o', iso, '-V', 'NOTWIN', join(media, 'content')]);
+  clusterDir = join(await tempClusterDir(), 'cluster');
+  spec = await writeLibvirtSpec(join(clusterDir, '..', 'windows.yaml'), {
+    ...cluster,
+    image: { source: image.path, sha256: image.sha256 },
+    windows: { count: 1, iso: { source: iso, sha256: await sha256File(iso) } },
+    windowsInstallMinutes: 1,
+  });
+  created = await kubemix(['up', spec, '--cluster-dir', clusterDir, '--stop-after', 'create-hosts']);
+  const secrets = await readSecrets(clusterDir);
+  const passwords = secrets['hypervisor-01']?.['libvirt_windows_passwords'] as
+    | Record<string, string>
+    | undefined;
+  password = passwords?.['windows-01'] ?? '';
+}, 20 * 60_000);
+
+afterAll(async () => {
+  if (spec && cluster && (await leftovers(cluster)).length > 0)
+    await kubemix(['down', spec, '--cluster-dir', clusterDir]);
+  if (cluster) await removeTestStorage(cluster);
+  if (clusterDir) await rm(join(clusterDir, '..'), { recursive: true, force: true });
+  await libvirtd?.stop();
+}, 10 * 60_000);
+
+describe('a Windows guest on libvirt, up to its domain running in QEMU', () => {
+  it('generates the Administrator password into secrets.json only', async () => {
+    expect(created.exitCode, `${created.stdout}\n${created.stderr}`).toBe(0);
+    expect(password).toMatch(/^[A-Za-z0-9#+\-.=@_]{24}$/);
+    expect((await stat(join(clusterDir, 'secrets.json'))).mode & 0o777).toBe(0o600);
+    expect(await readFile(join(clusterDir, 'state.json'), 'utf8')).not.toContain(password);
+    for (const log of await readdir(join(clusterDir, 'runs')))
+      expect(await readFile(join(clusterDir, 'runs', log), 'utf8')).not.toContain(password);
+    expect(created.stdout + created.stderr).not.toContain(password);
+  });
+
+  it('writes Autounattend.xml with that password and the first-logon script onto a 0600 config ISO', async () => {
+    const path = (await virsh('vol-path', '--pool', cluster.pool, configVolume())).trim();
+    expect((await stat(path)).mode & 0o777).toBe(0o600);
+    const listing = execFileSync('isoinfo', ['-J', '-f', '-i', path], { encoding: 'utf8' });
+    expect(listing.split('\n').filter(Boolean).sort()).toEqual([
+      '/Autounattend.xml',
+      '/kubemix',
+      '/kubemix/first-logon.ps1',
+    ]);
+    const unattend = execFileSync('isoinfo', ['-J', '-i', path, '-x', '/Autounattend.xml'], {
+      encoding: 'utf8',
+    });
+    // Compared without printing the password on failure.
+    expect(unattend.includes(`<Value>${password}</Value>`)).toBe(true);
+    expect(unattend).toContain('<ComputerName>windows-01</ComputerName>');
+    // The staging directory of the answer files is gone from the hypervisor.
+    expect(await readdir(join(cluster.dataDir, 'clusters', cluster.name))).not.toContain('windows-01.config');
+  });
+
+  it('defines and starts the Windows machine: q35, local time, Hyper-V, SATA CD-ROMs, e1000e', async () => {
+    const xml = await virsh('dumpxml', `${cluster.name}.windows-01`);
+    expect(xml.includes(password)).toBe(false);
+    const domain = parser.parse(xml).domain;
+    expect(domain['@type']).toBe('qemu');
+    expect(domain.os.type['@machine']).toMatch(/q35/);
+    expect(domain.clock['@offset']).toBe('localtime');
+    expect(domain.features.hyperv.spinlocks['@state']).toBe('on');
+    expect(domain.cpu['@mode']).toBe('maximum');
+    expect(domain.devices.interface.model['@type']).toBe('e1000e');
+    expect(
+      domain.devices.disk.map((d: Record<string, Record<string, string>>) => [
+        d['@device'],
+        d['target']?.['@bus'],
+        d['source']?.['@volume'],
+      ]),
+    ).toEqual([
+      ['disk', 'sata', `${cluster.name}.windows-01.disk.qcow2`],
+      ['cdrom', 'sata', expect.stringMatching(/^base-sha256-[0-9a-f]{16}\.iso$/)],
+      ['cdrom', 'sata', configVolume()],
+    ]);
+    expect((await virsh('domstate', `${cluster.name}.windows-01`)).trim()).toBe('running');
+  });
+
+  it('watches the install from the hypervisor with progress lines, and gives up at the time the spec allows', async () => {
+    const waited = await kubemix(['up', spec, '--cluster-dir', clusterDir, '--stop-after', 'wait-for-hosts']);
+    expect(waited.exitCode, waited.stdout).toBe(1);
+    expect(waited.stdout).toMatch(
+      /WAIT {2}wait-for-hosts windows-01: Windows Setup copying the image \(domain running \(booted\), 0 reboots seen, disk [\d.]+ GiB, 0m\d\ds of 1m00s\)/,
+    );
+    expect(waited.stderr + waited.stdout).toMatch(
+      /the Windows install did not finish in time: Windows Setup copying the image \(domain running \(booted\), 0 reboots seen.*\); raise provider\.windows\.installTimeoutMinutes/,
+    );
+    expect(waited.stdout).not.toContain(password);
+  });
+
+  it('kubemix down removes the guest, its disks and config ISO, the cached ISO: nothing is left', async () => {
+    const down = await kubemix(['down', spec, '--cluster-dir', clusterDir, '--purge-images']);
+    expect(down.exitCode, `${down.stdout}\n${down.stderr}`).toBe(0);
+    expect(await leftovers(cluster)).toEqual([]);
+    expect((await virsh('vol-list', '--pool', cluster.pool)).trim()).toBe('');
+  });
+});
