@@ -8,7 +8,11 @@ import { loadVersions } from '../../src/versions/versions.js';
 
 describe('phases', () => {
   it("puts a real plan's provider and host tasks in provision, verify in verify, the rest in build", async () => {
-    const { spec } = await loadSpec('k8s-libvirt-1-2-1', { windowsWorkers: 1 });
+    const { spec } = await loadSpec('k8s-libvirt-1-2-1', {
+      windowsWorkers: 1,
+      windowsIso: 'https://isos.example/ws2022.iso',
+      windowsIsoSha256: 'a'.repeat(64),
+    });
     const plan = buildPlan({
       spec,
       versions: loadVersions(),

@@ -17,9 +17,23 @@ describe('kubemix plan', () => {
   });
 
   it('prints the plan as JSON data with -o json', async () => {
-    const result = await runCli(['plan', 'k8s-libvirt-1-2-1', '--windows-workers', '1', '-o', 'json'], {
-      home: tempHome(),
-    });
+    const result = await runCli(
+      [
+        'plan',
+        'k8s-libvirt-1-2-1',
+        '--windows-workers',
+        '1',
+        '--windows-iso',
+        'https://isos.example/ws2022.iso',
+        '--windows-iso-sha256',
+        'a'.repeat(64),
+        '-o',
+        'json',
+      ],
+      {
+        home: tempHome(),
+      },
+    );
     expect(result.exitCode).toBe(0);
     const plan = JSON.parse(result.stdout) as { tasks: { name: string; needs: string[] }[] };
     const prepWindows = plan.tasks.find((t) => t.name === 'prepare-windows');
@@ -44,7 +58,7 @@ describe('kubemix plan', () => {
     });
     expect(result.exitCode).toBe(2);
     expect(result.stderr.trim().split('\n')).toEqual([
-      "fixtures/specs/invalid/windows-kube-proxy-newer.yaml:12:29: versions.windows-kube-proxy-image: kube-proxy 1.36.0 is newer than the cluster's Kubernetes 1.35.2: kube-proxy must not be newer than kube-apiserver (https://kubernetes.io/releases/version-skew-policy/#kube-proxy)",
+      "fixtures/specs/invalid/windows-kube-proxy-newer.yaml:16:29: versions.windows-kube-proxy-image: kube-proxy 1.36.0 is newer than the cluster's Kubernetes 1.35.2: kube-proxy must not be newer than kube-apiserver (https://kubernetes.io/releases/version-skew-policy/#kube-proxy)",
     ]);
     expect(result.stdout).toBe('');
   });

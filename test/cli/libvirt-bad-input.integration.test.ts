@@ -156,9 +156,9 @@ describe('libvirt bad input', () => {
     ]);
     expect(up.exitCode, up.stdout).toBe(2);
     expect(`${up.stdout}\n${up.stderr}`).toContain(
-      'Windows guests need the Windows Server ISO (--windows-iso PATH|URL',
+      'k8s-libvirt-1-1-1: options.windowsIsoSha256: is required for Windows workers: the Windows Server evaluation ISO (--windows-iso PATH|URL with --windows-iso-sha256)',
     );
-    expect((await readState(clusterDir))?.resources).toEqual([]);
+    expect(await readState(clusterDir)).toBeUndefined();
   });
 
   it('an unknown hypervisor: exit 1 naming it, nothing recorded', async () => {
