@@ -6,6 +6,7 @@ import { LAB_FSTAB } from '../../fixtures/cluster-lab/lab-spec.js';
 import { type Ec2Lab, startEc2Lab } from '../../fixtures/ec2-proxy/ec2-lab.js';
 import { MOTO_ENV } from '../../fixtures/ec2-proxy/moto.js';
 import { taggedWithCluster } from '../../fixtures/ec2-proxy/moto-data.js';
+import { pinnedStaticRelease } from '../../fixtures/lab/static-release.js';
 import { MOTO_LINUX_AMI, MOTO_WINDOWS_AMI } from '../provider/ec2/harness.js';
 import { kubemix, tempClusterDir } from './helpers.js';
 
@@ -56,6 +57,9 @@ describe.each(['http', 'https'] as const)('a mixed cluster on "EC2", WinRM over 
           ],
         },
         vars: { fstab_path: LAB_FSTAB },
+        // The lab serves a lab-made containerd static release (Debian's containerd is below the
+        // minimum at 1.35+); a spec pins a mirror's files by digest, as here.
+        versions: pinnedStaticRelease().versions,
       }),
     );
     const clusterDir = join(dir, 'cluster');
