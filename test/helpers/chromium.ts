@@ -1,6 +1,5 @@
 import { rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { testTempDir } from './temp.js';
 
