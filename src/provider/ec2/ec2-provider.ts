@@ -1,6 +1,7 @@
 import type { ClusterSpec } from '../../spec/schema.js';
 import type { HostCredentials, InventoryHost } from '../../types/inventory.js';
 import type { PlanStep } from '../../types/plan.js';
+import { cloudInitWaitStep } from '../cloud-init-wait.js';
 import { clusterKeyPath } from '../cluster-key.js';
 import { LOCALHOST } from '../localhost.js';
 import { defaultPort } from '../node-defaults.js';
@@ -86,21 +87,7 @@ export class Ec2Provider implements Provider {
       },
       // Windows instances take minutes before EC2Launch has set the password and WinRM answers.
       waitTimeoutSec: 1200,
-      waitSteps: [
-        {
-          name: 'cloud-init finished (it restarts sshd: retried)',
-          module: 'command',
-          args: { cmd: 'cloud-init status --wait' },
-          os: 'linux',
-          retries: 8,
-          delayMs: 2000,
-          register: 'cloud_init_status',
-          keywords: {
-            changedWhen: false,
-            failedWhen: 'cloud_init_status.rc != 0 and cloud_init_status.rc != 2',
-          },
-        },
-      ],
+      waitSteps: [cloudInitWaitStep()],
     };
   }
 

@@ -1,4 +1,5 @@
 import type { PlanStep } from '../../types/plan.js';
+import { cloudInitWaitStep } from '../cloud-init-wait.js';
 
 /** Runs a step on the hypervisor the node's guest is placed on. */
 const onHypervisor = { delegateTo: '{{ hypervisor }}' };
@@ -32,20 +33,7 @@ export function libvirtWaitSteps(options: { uri: string; pool: string; windowsMi
       },
     ],
     afterConnect: [
-      {
-        name: 'cloud-init finished (it restarts sshd: retried)',
-        module: 'command',
-        args: { cmd: 'cloud-init status --wait' },
-        os: 'linux',
-        retries: 8,
-        delayMs: 2000,
-        register: 'cloud_init_status',
-        keywords: {
-          changedWhen: false,
-          // 2: done with recoverable errors (cloud-init 23.4+), e.g. deprecated keys.
-          failedWhen: 'cloud_init_status.rc != 0 and cloud_init_status.rc != 2',
-        },
-      },
+      cloudInitWaitStep(),
       {
         name: 'Windows first-logon script finished (WinRM, firewall, network profile, OpenSSH)',
         module: 'windows_first_logon',
