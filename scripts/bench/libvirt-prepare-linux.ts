@@ -26,7 +26,8 @@ export interface PrepareLinuxRun {
 
 /**
  * The end-to-end spec of the libvirt tests (1 controller + 1 Linux worker, 1 vCPU / 1 GiB each,
- * Debian 13 test image by URL, containerd from the offline artifacts directory) brought up to
+ * Debian 13 test image by URL, Kubernetes 1.35.4, containerd's static release of real binaries
+ * from the offline artifacts directory) brought up to
  * prepare-linux on real guests, then torn down. The base image is downloaded into a fresh pool
  * (the first cluster on the hypervisor), so the figure includes the download.
  */

@@ -3,6 +3,7 @@ import { mkdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 import { leftovers, removeTestStorage, testImage, writeLibvirtSpec } from '../../fixtures/libvirt/lab.js';
 import { ensureLibvirtd, type TestLibvirtd, virsh } from '../../fixtures/libvirt/libvirtd.js';
 import { uniqueTestCluster } from '../../fixtures/libvirt/test-cluster.js';
@@ -88,6 +89,21 @@ describe('libvirt provider faults', () => {
     expect(up.exitCode, up.stdout).toBe(1);
     expect(up.stderr + up.stdout).toContain(`${c.name}.controller-01: cannot start`);
     expect((await virsh('list', '--all', '--name')).split('\n')).toContain(`${c.name}.controller-01`);
+    const teardown = await down(c);
+    expect(teardown.exitCode, teardown.stdout).toBe(0);
+    expect(await gone(c)).toEqual([]);
+  });
+
+  it('a fresh up seeds its guests with the cluster key it generates, not a placeholder', async () => {
+    // A plan made before the key exists has only the placeholder text to write into the seed, and
+    // the guests then refuse every login (wait-for-hosts fails after its whole timeout).
+    const c = await newCluster('kmxfault4');
+    const up = await kubemix(['up', c.spec, '--cluster-dir', c.clusterDir, '--stop-after', 'create-hosts']);
+    expect(up.exitCode, up.stdout).toBe(0);
+    const seed = join(storage.dataDir, 'pool', `${c.name}.controller-01.seed.iso`);
+    const userData = (await execa('isoinfo', ['-i', seed, '-R', '-x', '/user-data'])).stdout;
+    const publicKey = (await readFile(join(c.clusterDir, 'id_ed25519.pub'), 'utf8')).trim();
+    expect(parse(userData).ssh_authorized_keys).toEqual([publicKey]);
     const teardown = await down(c);
     expect(teardown.exitCode, teardown.stdout).toBe(0);
     expect(await gone(c)).toEqual([]);

@@ -51,6 +51,8 @@ interface PhaseOutcomes {
 export async function runCi(options: CiOptions): Promise<number> {
   const startedAt = new Date();
   const { context, outDir } = options;
+  // Before planning: the guests' cloud-init seeds carry the cluster key's public half.
+  await context.ensureClusterKey();
   // The teardown plan is made again from the build's state before it runs (what the build created).
   const plans = { up: context.upPlan(), down: context.downPlan(await readState(context.clusterDir)) };
   const recorder = new RunRecorder();

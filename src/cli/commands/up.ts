@@ -58,6 +58,10 @@ export async function upCommand(argv: string[]): Promise<number> {
   const logFormat = choiceOption('log-format', values['log-format'], ['text', 'json'] as const) ?? 'text';
   const specArgument = onePositional('up', positionals, 'spec');
   const context = await loadClusterContext(specArgument, values);
+  // Planned twice: the first plan stops bad input before anything is written; the one that runs is
+  // made after the cluster key exists, because the guests' cloud-init seeds carry its public half.
+  context.upPlan();
+  await context.ensureClusterKey();
   const plan = context.upPlan();
   const { code } = await buildCluster(context, plan, {
     logFormat,
@@ -73,14 +77,16 @@ export async function upCommand(argv: string[]): Promise<number> {
   return code;
 }
 
-/** What `up` does once its flags are read (also `kubemix ci`'s build): run the build plan. */
+/**
+ * What `up` does once its flags are read (also `kubemix ci`'s build): run the build plan. The
+ * plan must be made after `context.ensureClusterKey()`: machines kubemix creates get the cluster's
+ * own SSH key (made once, 0600 in the cluster dir), and a plan made before it has none to give.
+ */
 export async function buildCluster(
   context: ClusterContext,
   plan: Plan,
   flags: RunFlags,
 ): Promise<PlanRunOutcome> {
-  // Machines kubemix creates get the cluster's own SSH key (made once, 0600 in the cluster dir).
-  await context.ensureClusterKey();
   // A build makes the last teardown's record stale: the next `down` must clean up again.
   const lock = await acquireLock(context.clusterDir);
   try {
