@@ -129,7 +129,7 @@ describe('libvirt end to end (real libvirtd, QEMU guests, cloud-init, prepare-li
       worker,
       [
         'set -e',
-        'rootfs=$(mktemp -d)',
+        'rootfs=$(mktemp -d /tmp/kmx-rootfs-XXXXXX)',
         'trap \'rm -rf "$rootfs"\' EXIT',
         'for f in /usr/bin/echo $(ldd /usr/bin/echo | grep -o "/[^ ]*"); do cp --parents -L "$f" "$rootfs"; done',
         'ctr -n kubemix-e2e run --rm --rootfs "$rootfs" kubemix-e2e-echo /usr/bin/echo hello-from-runc',
