@@ -22,6 +22,11 @@ interface InstallArgs {
 
 /** Seconds each look waits for reboot events (and so the time between looks). */
 export const EVENT_WINDOW_SEC = 15;
+/**
+ * Seconds a state or disk query may take: a busy libvirtd (the TCG guest saturating the cores) must
+ * not hold a look past its exec limit; a query that times out is read as "nothing seen" this look.
+ */
+const VIRSH_QUERY_SEC = 10;
 /** A progress line at least this often even when nothing but the time changed. */
 const REPORT_EVERY_MS = 60_000;
 
@@ -45,8 +50,8 @@ function sections(stdout: string): Record<string, string> {
  */
 function lookScript(args: InstallArgs): string {
   return [
-    `echo '# state'; ${virsh(args.uri, 'domstate', '--reason', args.domain)} 2>&1`,
-    `echo '# disk'; ${virsh(args.uri, 'domblkinfo', args.domain, args.disk)} 2>/dev/null`,
+    `echo '# state'; timeout ${VIRSH_QUERY_SEC} ${virsh(args.uri, 'domstate', '--reason', args.domain)} 2>&1`,
+    `echo '# disk'; timeout ${VIRSH_QUERY_SEC} ${virsh(args.uri, 'domblkinfo', args.domain, args.disk)} 2>/dev/null`,
     `echo '# port'; if timeout 3 bash -c 'exec 3<>"/dev/tcp/$1/$2"' _ ${shQuote(args.address)} ${shQuote(String(args.port))} 2>/dev/null; then echo open; fi`,
     `echo '# events'; timeout ${EVENT_WINDOW_SEC + 10} ${virsh(args.uri, 'event', '--domain', args.domain, '--event', 'reboot', '--loop', '--timeout', String(EVENT_WINDOW_SEC))} 2>/dev/null`,
     'true',
