@@ -90,7 +90,23 @@ async function perform(action: ModuleAction, options: RunModuleOptions): Promise
   }
 }
 
-/** Closes and reopens the connection until it succeeds or time runs out, doubling the wait up to 10 s. */
+/** The longest one connect attempt of a reconnect may take before it is dropped and retried. */
+export const CONNECT_ATTEMPT_MS = 60_000;
+
+/** `promise`, or a rejection with `message` once `ms` have passed (the promise itself keeps running). */
+function withDeadline<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(message)), ms);
+  });
+  promise.catch(() => undefined);
+  return Promise.race([promise, deadline]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * Closes and reopens the connection until it succeeds or time runs out, doubling the wait up to
+ * 10 s. Each attempt has its own deadline: one that never returns must not use up the whole wait.
+ */
 async function reconnect(
   action: Extract<ModuleAction, { kind: 'reconnect' }>,
   transport: Transport,
@@ -103,11 +119,19 @@ async function reconnect(
   let lastError = '';
   await sleep(delay, signal);
   while (Date.now() - started < action.timeoutMs && !signal?.aborted) {
+    const attemptMs = Math.min(CONNECT_ATTEMPT_MS, Math.max(1, action.timeoutMs - (Date.now() - started)));
     try {
-      await transport.connect();
+      await withDeadline(
+        transport.connect(),
+        attemptMs,
+        `a connect attempt did not finish in ${attemptMs} ms`,
+      );
       return succeededResult(command, Date.now() - started, transport.host);
     } catch (error) {
       lastError = error instanceof Error ? error.message : String(error);
+      // An attempt that hangs (a host restarting sshd mid-handshake, a channel that never opens)
+      // is dropped, so the next one starts on a fresh connection.
+      await transport.close().catch(() => undefined);
     }
     delay = Math.min(delay * 2, 10_000);
     await sleep(Math.min(delay, Math.max(0, action.timeoutMs - (Date.now() - started))), signal);

@@ -426,6 +426,9 @@ export class SshTransport implements Transport {
   async close(): Promise<void> {
     const pool = this.pool;
     this.pool = undefined;
+    // A connect still under way is abandoned: the next connect() starts afresh instead of waiting
+    // on one that may never finish.
+    this.connecting = undefined;
     pool?.close();
   }
 }
