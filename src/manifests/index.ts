@@ -19,6 +19,7 @@ export {
   manifestImages,
   manifestVarsFromPlanVars,
 } from './vars.js';
+export { type WindowsFlannelDownload, windowsFlannelDownloads } from './windows-flannel-downloads.js';
 export {
   isWindowsVersion,
   WINDOWS_PROCESS_HANDLER,

@@ -1,4 +1,5 @@
 import { ManifestError } from './errors.js';
+import { type WindowsFlannelDownload, windowsFlannelDownloads } from './windows-flannel-downloads.js';
 import {
   isWindowsVersion,
   type WindowsVersion,
@@ -13,7 +14,10 @@ export interface ManifestImages {
   flannel: string;
   /** Linux flannel CNI plugin installer, e.g. `ghcr.io/flannel-io/flannel-cni-plugin:v1.9.1-flannel3`. */
   flannel_cni_plugin: string;
-  /** Windows flanneld HostProcess image, e.g. `docker.io/sigwindowstools/flannel:v0.21.5-hostprocess`. */
+  /**
+   * The image Windows flannel's HostProcess DaemonSet runs: Microsoft's HostProcess base image (no
+   * program of its own; the start script installs flannel's binaries: windows-flannel-downloads.ts).
+   */
   windows_flannel: string;
   /**
    * Windows kube-proxy HostProcess image: `docker.io/sigwindowstools/kube-proxy:v<cluster version>-calico-hostprocess`
@@ -47,6 +51,8 @@ export interface ManifestVars {
    */
   windows_workloads: WindowsWorkload[];
   images: ManifestImages;
+  /** What Windows flannel's start script installs, with the pinned digests ('' = taken at install). */
+  windows_flannel_downloads: WindowsFlannelDownload[];
 }
 
 /** Values the plan vars do not hold, known once the control plane and nodes are chosen. */
@@ -108,6 +114,11 @@ export function checkManifestVars(manifest: string, vars: unknown): asserts vars
         `${describe(w)}: expected the workload of a supported Windows Server version (src/manifests/windows-workloads.ts)`,
       );
   }
+  if (!Array.isArray(v['windows_flannel_downloads']))
+    fail(
+      'windows_flannel_downloads',
+      `${describe(v['windows_flannel_downloads'])}: expected the list windowsFlannelDownloads makes`,
+    );
   const images = v['images'];
   if (!images || typeof images !== 'object') return fail('images', describe(images));
   for (const name of IMAGE_VARS) {
@@ -144,12 +155,14 @@ function imageRef(defaultRepository: string, entry: string): string {
 // 77474f5); older tags exist where someone built them by hand (build-kube-proxy-images.yml).
 const WINDOWS_KUBE_PROXY_REPOSITORY = 'docker.io/sigwindowstools/kube-proxy';
 const WINDOWS_KUBE_PROXY_SUFFIX = '-calico-hostprocess';
+const WINDOWS_HOSTPROCESS_REPOSITORY =
+  'mcr.microsoft.com/oss/kubernetes/windows-host-process-containers-base-image';
 
 /**
  * Builds the manifest vars from the plan's vars (src/plan/build-plan.ts: pod_cidr,
  * service_cidr, flannel_*, versions{...}) plus the API server address and the Windows versions.
  * Images come from the versions entries `flannel`, `flannel-cni-plugin` and
- * `windows-flannel-image` (a bare tag gets the upstream repository); the Windows kube-proxy image
+ * `windows-hostprocess-image` (a bare tag gets the upstream repository); the Windows kube-proxy image
  * follows the cluster's Kubernetes version unless `windows-kube-proxy-image` overrides it (the
  * spec rule in src/spec/kube-proxy-skew-rule.ts keeps an override inside the skew policy).
  * Throws a ManifestError naming a missing or malformed entry.
@@ -169,14 +182,16 @@ export function manifestVarsFromPlanVars(
     api_server_port: extra.apiServerPort,
     windows_workloads: windowsWorkloads(extra.windowsVersions),
     images: manifestImages(versions, extra.kubernetesVersion),
+    windows_flannel_downloads: [] as WindowsFlannelDownload[],
   };
+  vars.windows_flannel_downloads = windowsFlannelDownloads(versions, vars.images);
   checkManifestVars('plan vars', vars);
   return vars;
 }
 
 /**
  * The images the manifests pull, from the versions entries `flannel`, `flannel-cni-plugin`,
- * `windows-flannel-image` (a bare tag gets the upstream repository) and the cluster's Kubernetes
+ * `windows-hostprocess-image` (a bare tag gets the upstream repository) and the cluster's Kubernetes
  * version (the Windows kube-proxy image, unless `windows-kube-proxy-image` overrides it). Throws a
  * ManifestError naming a missing entry.
  */
@@ -193,7 +208,7 @@ export function manifestImages(versions: Record<string, unknown>, kubernetesVers
   return {
     flannel: imageRef('docker.io/flannel/flannel', version('flannel')),
     flannel_cni_plugin: imageRef('docker.io/flannel/flannel-cni-plugin', version('flannel-cni-plugin')),
-    windows_flannel: imageRef('docker.io/sigwindowstools/flannel', version('windows-flannel-image')),
+    windows_flannel: imageRef(WINDOWS_HOSTPROCESS_REPOSITORY, version('windows-hostprocess-image')),
     windows_kube_proxy: windowsKubeProxyImage(versions, kubernetesVersion),
   };
 }

@@ -1,4 +1,5 @@
 import { manifestImages } from '../manifests/vars.js';
+import { windowsFlannelDownloads } from '../manifests/windows-flannel-downloads.js';
 import { windowsWorkload } from '../manifests/windows-workloads.js';
 import type { WindowsVersion } from '../types/windows.js';
 import { kubernetesSupport, NEWEST_TESTED_MINOR, OLDEST_SUPPORTED_MINOR } from './kubernetes-support.js';
@@ -109,11 +110,17 @@ export function versionMatrix(input: MatrixInput): MatrixRow[] {
       source: "containerd's default (config default)",
     },
     {
-      component: 'flannel (Windows, HostProcess)',
+      component: 'flannel (Windows, HostProcess DaemonSet image)',
       version: images.windows_flannel,
       installedOn: 'Windows nodes (DaemonSet)',
-      source: 'sigwindowstools image (last built for v0.21.5)',
+      source: "Microsoft's HostProcess base image (no program of its own)",
     },
+    ...windowsFlannelDownloads(versions, images).map((d) => ({
+      component: `${d.install.map((m) => m.to).join(', ')} (Windows flannel)`,
+      version: `${d.file}, SHA-256 ${d.sha256 || (d.checksum_url ? "taken at install (checked against the publisher's .sha256)" : 'taken at install (first download: none published)')}`,
+      installedOn: 'Windows nodes (the DaemonSet start script checks it)',
+      source: d.url.replace(/^https:\/\//, '').replace(/\/[^/]*$/, ''),
+    })),
     {
       component: 'kube-proxy (Windows, HostProcess)',
       version: images.windows_kube_proxy,

@@ -157,7 +157,7 @@ describe('playbooks/artifacts.yaml rendered for a spec', () => {
     const version = vars['kubernetes_version'] as string;
     expect(byName(artifacts, 'flannel').image).toBe(images['flannel']);
     expect(byName(artifacts, 'flannel-cni-plugin').image).toBe(images['flannel_cni_plugin']);
-    expect(byName(artifacts, 'windows-flannel').image).toBe(images['windows_flannel']);
+    expect(byName(artifacts, 'windows-hostprocess-base').image).toBe(images['windows_flannel']);
     expect(byName(artifacts, 'windows-kube-proxy').image).toBe(images['windows_kube_proxy']);
     const workloads = vars['windows_workloads'] as { version: string; image: string }[];
     expect(workloads.map((w) => byName(artifacts, `servercore-${w.version}`).image)).toEqual(
@@ -177,13 +177,17 @@ describe('playbooks/artifacts.yaml rendered for a spec', () => {
     const { artifacts } = render();
     const windows = artifacts.filter((a) => a.os === 'windows' && a.kind !== 'image');
     expect(windows.map((a) => a.name).sort()).toEqual([
+      'cni-plugins-windows',
       'containerd-windows',
       'crictl-windows',
+      'flannel-cni-plugin-windows',
+      'flanneld-windows',
       'install-containerd-script',
       'kubeadm-windows',
       'kubelet-windows',
       'nssm',
       'prepare-node-script',
+      'windows-cni',
     ]);
     for (const a of windows) expect(a.file).toBe(new URL(a.url!).pathname.split('/').pop());
     const versions = loadVersions();

@@ -3,11 +3,41 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ClusterState } from '../../fixtures/lab/cluster-state.js';
 import { writeStandins } from '../../fixtures/lab/install-standins.js';
-import { type ManifestVars, windowsWorkloads } from '../../src/manifests/index.js';
-import { testTempDir } from '../helpers/temp.js';
+import { useLabInternet } from '../../fixtures/lab/state/lab-internet.js';
+import {
+  publishWindowsFlannelRelease,
+  windowsFlannelPins,
+} from '../../fixtures/lab/windows-flannel-release.js';
+import {
+  type ManifestVars,
+  manifestImages,
+  windowsFlannelDownloads,
+  windowsWorkloads,
+} from '../../src/manifests/index.js';
+import { loadVersions } from '../../src/versions/versions.js';
+import { testTempDir, testTempDirSync } from '../helpers/temp.js';
 
-/** Manifest vars for a lab cluster (VXLAN VNI/port as given). */
+let internet: string | undefined;
+
+/**
+ * Gives the lab's in-process readers (HostProcess start scripts' Invoke-WebRequest) the lab's
+ * internet with the lab-made Windows flannel release, once per test file.
+ */
+export function useLabReleaseInternet(): void {
+  if (internet) return;
+  internet = testTempDirSync('lab-internet');
+  publishWindowsFlannelRelease(internet, loadVersions());
+  useLabInternet(internet);
+}
+
+/**
+ * Manifest vars for a lab cluster (VXLAN VNI/port as given). Windows flannel's downloads pin the
+ * digests of the lab's release files, which the lab's internet serves from here on.
+ */
 export function labManifestVars(vni = 4096, port = 4789): ManifestVars {
+  useLabReleaseInternet();
+  const versions = { ...loadVersions(), ...windowsFlannelPins(loadVersions()) };
+  const images = manifestImages(versions, '1.31.2');
   return {
     pod_cidr: '10.244.0.0/16',
     service_cidr: '10.96.0.0/12',
@@ -20,9 +50,10 @@ export function labManifestVars(vni = 4096, port = 4789): ManifestVars {
     images: {
       flannel: 'docker.io/flannel/flannel:v0.25.7',
       flannel_cni_plugin: 'docker.io/flannel/flannel-cni-plugin:v1.5.1-flannel2',
-      windows_flannel: 'docker.io/sigwindowstools/flannel:v0.21.5-hostprocess',
+      windows_flannel: images.windows_flannel,
       windows_kube_proxy: 'docker.io/sigwindowstools/kube-proxy:v1.31.2-calico-hostprocess',
     },
+    windows_flannel_downloads: windowsFlannelDownloads(versions, images),
   };
 }
 

@@ -85,7 +85,7 @@ describe.each(VAR_SETS)('flannel with %s', (_label, vars) => {
     expect(script).toContain("$policy.Value.Type -eq 'ProviderAddress'");
     expect(script).toContain('$policy.Value.Settings.ProviderAddress = $nodeIp');
     expect(script).toContain("(Join-Path $cniConfigPath '10-flannel.conf')");
-    expect(script).toMatch(/& \$flanneld\.FullName '--kube-subnet-mgr' '--iface' \$nodeIp/);
+    expect(script).toMatch(/& \$flanneld '--kube-subnet-mgr' '--iface' \$nodeIp/);
   });
 
   it('the Windows DaemonSet is a HostProcess pod on Windows nodes with the API server override', () => {

@@ -41,9 +41,11 @@ describe('manifestVarsFromPlanVars', () => {
       images: {
         flannel: versions['flannel'],
         flannel_cni_plugin: versions['flannel-cni-plugin'],
-        windows_flannel: versions['windows-flannel-image'],
+        windows_flannel: versions['windows-hostprocess-image'],
         windows_kube_proxy: `docker.io/sigwindowstools/kube-proxy:v${versions['kubernetes']}-calico-hostprocess`,
       },
+      // Covered entry by entry in windows-flannel-downloads.test.ts.
+      windows_flannel_downloads: expect.any(Array),
     });
   });
 
