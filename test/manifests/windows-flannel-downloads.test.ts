@@ -14,7 +14,12 @@ describe('windowsFlannelDownloads', () => {
   it("takes flanneld.exe and the flannel CNI plugin from the Linux images' releases, the others from their pins", () => {
     const downloads = windowsFlannelDownloads(loadVersions(), images);
     expect(downloads.map((d) => [d.name, d.url, d.checksum_url !== '', d.unpack])).toEqual([
-      ['flanneld-windows', 'https://github.com/flannel-io/flannel/releases/download/v0.28.9/flanneld.exe', false, 'none'],
+      [
+        'flanneld-windows',
+        'https://github.com/flannel-io/flannel/releases/download/v0.28.9/flanneld.exe',
+        false,
+        'none',
+      ],
       [
         'flannel-cni-plugin-windows',
         'https://github.com/flannel-io/cni-plugin/releases/download/v1.9.1-flannel3/cni-plugin-flannel-windows-amd64-v1.9.1-flannel3.tgz',
@@ -35,11 +40,9 @@ describe('windowsFlannelDownloads', () => {
       ],
     ]);
     // The kubelet runs the plugins the CNI config names: flannel, its delegate sdnoverlay, host-local.
-    expect(downloads.flatMap((d) => d.install.filter((m) => m.dir === 'cni').map((m) => m.to)).sort()).toEqual([
-      'flannel.exe',
-      'host-local.exe',
-      'sdnoverlay.exe',
-    ]);
+    expect(
+      downloads.flatMap((d) => d.install.filter((m) => m.dir === 'cni').map((m) => m.to)).sort(),
+    ).toEqual(['flannel.exe', 'host-local.exe', 'sdnoverlay.exe']);
   });
 
   it('follows a newer flannel release on both sides', () => {
@@ -47,7 +50,9 @@ describe('windowsFlannelDownloads', () => {
       ...images,
       flannel: 'ghcr.io/flannel-io/flannel:v0.29.0',
     });
-    expect(flanneld!.url).toBe('https://github.com/flannel-io/flannel/releases/download/v0.29.0/flanneld.exe');
+    expect(flanneld!.url).toBe(
+      'https://github.com/flannel-io/flannel/releases/download/v0.29.0/flanneld.exe',
+    );
   });
 
   it('ships no digest it could not read (empty: taken at install) and keeps a pinned one, lower-cased', () => {

@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { parse, stringify } from 'yaml';
 import type { ClusterLab } from '../../fixtures/lab/cluster-lab.js';
 import { pinnedStaticRelease } from '../../fixtures/lab/static-release.js';
+import { windowsFlannelPins } from '../../fixtures/lab/windows-flannel-release.js';
 import { manifestVarsFromPlanVars } from '../../src/manifests/index.js';
 import { type PlaybookResult, parseInventory, parsePlaybook, runPlaybook } from '../../src/playbook/index.js';
 import { SshTransport } from '../../src/transport/ssh/index.js';
@@ -43,8 +44,13 @@ export async function labPlanVars(lab: ClusterLab, controllers: string[]): Promi
     flannel_backend: 'vxlan',
     flannel_vni: 4096,
     flannel_port: 4789,
-    // The lab serves its own containerd static release (fixtures/lab/static-release.ts), as a lab spec pins it.
-    versions: { ...loadVersions(), ...pinnedStaticRelease().versions },
+    // The lab serves its own containerd static release (fixtures/lab/static-release.ts) and Windows
+    // flannel release (fixtures/lab/windows-flannel-release.ts); these vars pin both, as a spec can.
+    versions: {
+      ...loadVersions(),
+      ...pinnedStaticRelease().versions,
+      ...windowsFlannelPins(loadVersions()),
+    },
   };
   const manifest = manifestVarsFromPlanVars(network, {
     kubernetesVersion: network.versions['kubernetes']!,
