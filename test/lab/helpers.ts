@@ -60,6 +60,9 @@ export function labManifestVars(vni = 4096, port = 4789): ManifestVars {
 /** A state with an initialised cluster whose first control plane is `cp1`. */
 export async function initialisedState() {
   const state = ClusterState.open(await testTempDir('lab-state'));
+  // Child processes (the stand-ins) read the lab's internet from the state, as in a real lab.
+  useLabReleaseInternet();
+  await state.setInternetDir(internet!);
   const init = await state.initCluster({
     controlPlaneEndpoint: '10.233.1.2:6443',
     podCIDR: '10.244.0.0/16',
