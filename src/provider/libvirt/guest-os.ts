@@ -16,6 +16,8 @@ export interface GuestInput {
   mac: string;
   /** libvirt network name. */
   network: string;
+  /** The network's MTU when it is not the default 1500: a network spanning hypervisors through the tunnel. */
+  mtu?: number;
   /** DNS domain of the cluster network. */
   dnsDomain: string;
   /** kubemix's directory on the hypervisor. */

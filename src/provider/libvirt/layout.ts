@@ -205,6 +205,7 @@ export function libvirtLayout(
       ip,
       mac: macAddress(cluster, request.name),
       network: entry.network.name,
+      ...(entry.network.mtu === undefined ? {} : { mtu: entry.network.mtu }),
       dnsDomain: entry.network.dnsDomain,
       dataDir: provider.dataDir,
       publicKey: context.publicKey ?? PENDING_KEY,

@@ -109,11 +109,24 @@ describe('libvirt layout over several hypervisors', () => {
     expect(windows.jump?.name).toBe('hv-a');
   });
 
+  it("gives every guest's NIC the tunnel's MTU (Linux and Windows, on every hypervisor)", () => {
+    const guests = [...spread.placed.values()].flatMap((p) => p.guests);
+    expect(guests.map((g) => [g.node, g.mtu])).toEqual([
+      ['controller-01', 1450],
+      ['linux-01', 1450],
+      ['controller-02', 1450],
+      ['win-01', 1450],
+      ['controller-03', 1450],
+    ]);
+  });
+
   it('checks and prepares only the hypervisors that get guests', () => {
     const small = layout({ provider: twoHypervisors, nodes: { controlPlane: { count: 1 } } });
     expect([...small.placed.keys()]).toEqual(['hv-a']);
     expect(small.placed.get('hv-a')?.tunnel).toBeUndefined();
     expect(small.placed.get('hv-a')?.network.mtu).toBeUndefined();
+    // One hypervisor, no tunnel: the NIC keeps libvirt's default MTU.
+    expect(small.placed.get('hv-a')?.guests[0]?.mtu).toBeUndefined();
   });
 });
 
