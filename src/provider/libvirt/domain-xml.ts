@@ -64,7 +64,9 @@ function featuresXml(guest: GuestDefinition, hyperv: HypervChoice | undefined): 
 
 function cpuXml(guest: GuestDefinition, accel: Accelerator): XmlNode | undefined {
   if (accel === 'kvm') return { '@mode': 'host-passthrough' };
-  // Under TCG QEMU's default qemu64 model lacks CPU features 64-bit Windows requires.
+  // Under TCG QEMU's default qemu64 model lacks CPU features 64-bit Windows requires; Server 2025
+  // also needs SSE4.2 and POPCNT (Microsoft Learn, "Hardware requirements for Windows Server"),
+  // which `maximum` has under TCG and host-passthrough passes through under KVM.
   return guest.windowsMachine ? { '@mode': 'maximum' } : undefined;
 }
 
