@@ -83,8 +83,9 @@ function cpuXml(guest: GuestDefinition, accel: Accelerator): XmlNode | undefined
  * a virtio NIC, passes QEMU's virtio-net `host_mtu`, which offers the guest VIRTIO_NET_F_MTU; Linux
  * virtio_net adopts it as the NIC's MTU and maximum when it probes the device
  * (drivers/net/virtio_net.c, virtnet_probe). The network's own `<mtu>` (bridge, taps, a DHCP
- * option) did not reach the test guest's NIC: measured, it stayed at 1500. An e1000e NIC (Windows
- * without virtio-win) has no such channel and is not told.
+ * option) did not reach the test guest's NIC: measured, it stayed at 1500. Windows' NetKVM reads the
+ * same field (virtio-win/kvm-guest-drivers-windows#142, "MTU report"); an e1000e NIC (Windows
+ * without virtio-win) has no such channel and keeps 1500 (kubevirt/kubevirt#18845).
  */
 export function domainXml(guest: GuestDefinition, options: DomainOptions): string {
   const hyperv = guest.windowsMachine ? options.hyperv : undefined;
