@@ -25,12 +25,6 @@ export const libvirtRules: CrossFieldRule = (spec) => {
         'is required for Windows workers: the Windows Server evaluation ISO (--windows-iso PATH|URL with --windows-iso-sha256); kubemix never downloads one unasked',
     });
   for (const group of windowsGroups) {
-    if (group.windowsVersion === '2025')
-      issues.push({
-        path: ['nodes', 'workers', group.index, 'windowsVersion'],
-        message:
-          'Windows Server 2025 guests are not built on libvirt yet (answer files and virtio drivers cover the 2019 and 2022 evaluation ISOs): use 2019 or 2022, or static hosts',
-      });
     if (group.credentials)
       issues.push({
         path: ['nodes', 'workers', group.index, 'credentials'],

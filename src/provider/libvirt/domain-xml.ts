@@ -64,7 +64,9 @@ function featuresXml(guest: GuestDefinition, hyperv: HypervChoice | undefined): 
 
 function cpuXml(guest: GuestDefinition, accel: Accelerator): XmlNode | undefined {
   if (accel === 'kvm') return { '@mode': 'host-passthrough' };
-  // Under TCG QEMU's default qemu64 model lacks CPU features 64-bit Windows requires.
+  // Under TCG QEMU's default qemu64 model lacks CPU features 64-bit Windows requires; Server 2025
+  // also needs SSE4.2 and POPCNT (Microsoft Learn, "Hardware requirements for Windows Server"),
+  // which `maximum` has under TCG and host-passthrough passes through under KVM.
   return guest.windowsMachine ? { '@mode': 'maximum' } : undefined;
 }
 
@@ -75,6 +77,15 @@ function cpuXml(guest: GuestDefinition, accel: Accelerator): XmlNode | undefined
  * default CPU model (Windows: `maximum`); `kvm` passes the host CPU through. A Windows machine
  * adds virt-install's clock and Hyper-V choice, boots by per-device order (the disk, then the
  * Windows ISO while the disk is blank), a VNC console on the hypervisor's loopback and no balloon.
+ *
+ * A guest on a network spanning hypervisors gets the tunnel's MTU on its `<interface>` (libvirt
+ * formatdomain.html, "MTU configuration", since 3.1.0): libvirt sets it on the tap device and, for
+ * a virtio NIC, passes QEMU's virtio-net `host_mtu`, which offers the guest VIRTIO_NET_F_MTU; Linux
+ * virtio_net adopts it as the NIC's MTU and maximum when it probes the device
+ * (drivers/net/virtio_net.c, virtnet_probe). The network's own `<mtu>` (bridge, taps, a DHCP
+ * option) did not reach the test guest's NIC: measured, it stayed at 1500. Windows' NetKVM reads the
+ * same field (virtio-win/kvm-guest-drivers-windows#142, "MTU report"); an e1000e NIC (Windows
+ * without virtio-win) has no such channel and keeps 1500 (kubevirt/kubevirt#18845).
  */
 export function domainXml(guest: GuestDefinition, options: DomainOptions): string {
   const hyperv = guest.windowsMachine ? options.hyperv : undefined;
@@ -87,6 +98,7 @@ export function domainXml(guest: GuestDefinition, options: DomainOptions): strin
       mac: { '@address': guest.mac },
       source: { '@network': guest.network },
       model: { '@type': guest.nicModel },
+      ...(guest.mtu === undefined ? {} : { mtu: { '@size': guest.mtu } }),
     },
     serial: { '@type': 'file', source: { '@path': guest.consoleLog }, target: { '@port': 0 } },
   };

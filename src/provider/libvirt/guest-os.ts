@@ -1,4 +1,5 @@
 import type { ConnectionKind, HostOs } from '../../types/inventory.js';
+import type { WindowsVersion } from '../../types/windows.js';
 import type { GuestDefinition } from './guest.js';
 import type { CachedImage } from './image.js';
 import { linuxGuest } from './linux-guest.js';
@@ -16,6 +17,8 @@ export interface GuestInput {
   mac: string;
   /** libvirt network name. */
   network: string;
+  /** The network's MTU when it is not the default 1500: a network spanning hypervisors through the tunnel. */
+  mtu?: number;
   /** DNS domain of the cluster network. */
   dnsDomain: string;
   /** kubemix's directory on the hypervisor. */
@@ -26,7 +29,7 @@ export interface GuestInput {
   connection: ConnectionKind;
   images: { linux?: CachedImage; windows?: CachedImage; virtio?: CachedImage };
   /** Windows guests: the Server version and the computer name (<= 15 characters, see windows/computer-name.ts). */
-  windows?: { version: '2019' | '2022'; computerName: string };
+  windows?: { version: WindowsVersion; computerName: string };
 }
 
 /** Turns a node into a guest definition: disks, CD-ROMs, first-boot configuration, machine type. */

@@ -50,6 +50,11 @@ export interface GuestDefinition {
   ip: string;
   /** The libvirt network it joins (the one of its hypervisor). */
   network: string;
+  /**
+   * The NIC's MTU when the network's is not 1500 (a network spanning hypervisors: the tunnel's).
+   * libvirt sets it on the tap device and, for a virtio NIC, tells the guest (domain-xml.ts).
+   */
+  mtu?: number;
   /** `pc` for Linux cloud images (their kernel has no AHCI: the seed must be on IDE); q35 for Windows. */
   machine: 'pc' | 'q35';
   nicModel: 'virtio' | 'e1000e';

@@ -1,6 +1,10 @@
 import { UsageError } from '../../errors/index.js';
 import { addressInCidr } from '../../spec/cidr.js';
-import type { ClusterSpec, LibvirtProvider as LibvirtSpec } from '../../spec/schema.js';
+import {
+  type ClusterSpec,
+  DEFAULT_WINDOWS_VERSION,
+  type LibvirtProvider as LibvirtSpec,
+} from '../../spec/schema.js';
 import type { InventoryHost, JumpHost } from '../../types/inventory.js';
 import type { NodeRequest, ProviderContext } from '../types.js';
 import type { GuestDefinition } from './guest.js';
@@ -12,7 +16,6 @@ import { nodeHost } from './node-host.js';
 import { placeNodes } from './placement.js';
 import { TUNNEL_GUEST_MTU, type TunnelDefinition } from './tunnel.js';
 import { computerNames } from './windows/computer-name.js';
-import type { WindowsVersion as WindowsGuestVersion } from './windows/guest.js';
 
 /** libvirt URI on the hypervisors unless the spec names one. */
 export const DEFAULT_LIBVIRT_URI = 'qemu:///system';
@@ -205,12 +208,15 @@ export function libvirtLayout(
       ip,
       mac: macAddress(cluster, request.name),
       network: entry.network.name,
+      ...(entry.network.mtu === undefined ? {} : { mtu: entry.network.mtu }),
       dnsDomain: entry.network.dnsDomain,
       dataDir: provider.dataDir,
       publicKey: context.publicKey ?? PENDING_KEY,
       connection: request.connection,
       images,
-      ...(computerName ? { windows: { version: libvirtWindowsVersion(request), computerName } } : {}),
+      ...(computerName
+        ? { windows: { version: request.windowsVersion ?? DEFAULT_WINDOWS_VERSION, computerName } }
+        : {}),
     });
     entry.guests.push(guest);
     gateway?.network.reservations.push({ mac: guest.mac, ip, hostname: request.name });
@@ -233,12 +239,4 @@ export function libvirtLayout(
     nodes,
     images,
   };
-}
-
-/** The guest's Windows version; the spec refuses versions the libvirt guests do not cover (libvirt-rules.ts). */
-function libvirtWindowsVersion(request: { name: string; windowsVersion?: string }): WindowsGuestVersion {
-  const version = request.windowsVersion ?? '2022';
-  if (version !== '2019' && version !== '2022')
-    throw new TypeError(`${request.name}: Windows Server ${version} guests are not built on libvirt`);
-  return version;
 }

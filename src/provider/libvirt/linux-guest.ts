@@ -23,6 +23,7 @@ export function linuxGuest(input: GuestInput): GuestDefinition {
     mac: input.mac,
     ip: input.ip,
     network: input.network,
+    ...(input.mtu === undefined ? {} : { mtu: input.mtu }),
     machine: 'pc',
     nicModel: 'virtio',
     clock: 'utc',

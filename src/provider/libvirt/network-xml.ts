@@ -40,8 +40,9 @@ export interface NetworkDefinition {
  * DNS off and no DHCP, so libvirt starts no dnsmasq there. With `mtu`, libvirt sets it on the
  * bridge and the guests' tap devices and dnsmasq announces it by DHCP (libvirt
  * src/network/bridge_driver.c: "Configure DHCP to tell clients about the MTU",
- * `dhcp-option=option:mtu`). Open problem, measured on the two-hypervisor e2e: the Debian 13
- * test guest still runs its NIC at 1500 (also with `mtu: 1450` in its cloud-init network config).
+ * `dhcp-option=option:mtu`). That alone left the two-hypervisor e2e's test guest at 1500 (also
+ * with `mtu: 1450` in its cloud-init network config): the guests' NICs get the MTU from their
+ * domain XML's `<interface>` (domain-xml.ts).
  */
 export function networkXml(network: NetworkDefinition): string {
   const parsed = parseCidr(network.cidr);

@@ -76,6 +76,7 @@ export function windowsGuest(input: GuestInput): GuestDefinition {
     mac: input.mac,
     ip: input.ip,
     network: input.network,
+    ...(input.mtu === undefined ? {} : { mtu: input.mtu }),
     machine: 'q35',
     nicModel: virtio ? 'virtio' : 'e1000e',
     clock: 'localtime',

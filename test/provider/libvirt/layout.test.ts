@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { nodeRequests } from '../../../src/plan/hosts.js';
 import { type LibvirtClusterSpec, libvirtLayout } from '../../../src/provider/libvirt/layout.js';
 import { bridgeName, networkName, tunnelName, tunnelVni } from '../../../src/provider/libvirt/names.js';
+import { autounattendXml } from '../../../src/provider/libvirt/windows/index.js';
 import { type ClusterSpecInput, clusterSpecSchema } from '../../../src/spec/schema.js';
 import { loadVersions } from '../../../src/versions/versions.js';
 
@@ -109,11 +110,24 @@ describe('libvirt layout over several hypervisors', () => {
     expect(windows.jump?.name).toBe('hv-a');
   });
 
+  it("gives every guest's NIC the tunnel's MTU (Linux and Windows, on every hypervisor)", () => {
+    const guests = [...spread.placed.values()].flatMap((p) => p.guests);
+    expect(guests.map((g) => [g.node, g.mtu])).toEqual([
+      ['controller-01', 1450],
+      ['linux-01', 1450],
+      ['controller-02', 1450],
+      ['win-01', 1450],
+      ['controller-03', 1450],
+    ]);
+  });
+
   it('checks and prepares only the hypervisors that get guests', () => {
     const small = layout({ provider: twoHypervisors, nodes: { controlPlane: { count: 1 } } });
     expect([...small.placed.keys()]).toEqual(['hv-a']);
     expect(small.placed.get('hv-a')?.tunnel).toBeUndefined();
     expect(small.placed.get('hv-a')?.network.mtu).toBeUndefined();
+    // One hypervisor, no tunnel: the NIC keeps libvirt's default MTU.
+    expect(small.placed.get('hv-a')?.guests[0]?.mtu).toBeUndefined();
   });
 });
 
@@ -144,5 +158,32 @@ describe('libvirt layout of a Windows guest on the local hypervisor', () => {
     expect(config.config.devices).toBe('emulated');
     expect(config.config.sshAuthorizedKey).toBeUndefined();
     expect(local.placed.get('hypervisor-01')!.images.map((i) => i.format)).toEqual(['qcow2', 'iso']);
+  });
+});
+
+describe('libvirt layout of a Windows Server 2025 guest (spec to answer file)', () => {
+  const VIRTIO_ISO = { source: 'https://isos.example/virtio-win.iso', sha256: 'b'.repeat(64) };
+  const built = layout({
+    provider: { type: 'libvirt', images: { windows: WINDOWS_ISO, virtio: VIRTIO_ISO } },
+    nodes: {
+      controlPlane: { count: 1 },
+      workers: [{ name: 'windows-workers', os: 'windows', count: 1, windowsVersion: '2025' }],
+    },
+  });
+
+  it('installs the 2025 Datacenter Core image with the 2k25 virtio drivers', () => {
+    const guest = built.placed.get('hypervisor-01')!.guests.find((g) => g.os === 'windows')!;
+    const config = guest.disks.find((d) => d.source.kind === 'windows-config')!.source;
+    if (config.kind !== 'windows-config') throw new Error('no config ISO');
+    expect(config.config).toMatchObject({
+      version: '2025',
+      image: { name: 'Windows Server 2025 SERVERDATACENTERCORE' },
+      devices: 'virtio',
+    });
+    const xml = autounattendXml({ ...config.config, administratorPassword: 'Pw-1-not-logged' });
+    expect(xml).toContain('<Path>E:\\viostor\\2k25\\amd64</Path>');
+    expect(xml).toContain('<Path>E:\\NetKVM\\2k25\\amd64</Path>');
+    expect(xml).toContain('<Value>Windows Server 2025 SERVERDATACENTERCORE</Value>');
+    expect(built.nodes.find((n) => n.os === 'windows')?.windowsVersion).toBe('2025');
   });
 });

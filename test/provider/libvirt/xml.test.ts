@@ -5,6 +5,7 @@ import { XMLParser } from 'fast-xml-parser';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { domainXml } from '../../../src/provider/libvirt/domain-xml.js';
+import type { GuestInput } from '../../../src/provider/libvirt/guest-os.js';
 import { cachedImage } from '../../../src/provider/libvirt/image.js';
 import { linuxGuest } from '../../../src/provider/libvirt/linux-guest.js';
 import { bridgeName, macAddress } from '../../../src/provider/libvirt/names.js';
@@ -15,7 +16,7 @@ import { testTempDir } from '../../helpers/temp.js';
 // The XML kubemix hands libvirt, checked against libvirt's own RelaxNG schemas with
 // virt-xml-validate (libvirt-clients), not against our expectations of it.
 const base = cachedImage({ source: 'https://images.example/debian.qcow2', sha512: 'a'.repeat(128) }, 'qcow2');
-const guest = linuxGuest({
+const input: GuestInput = {
   cluster: 'lab',
   node: 'controller-01',
   hypervisor: 'hypervisor-01',
@@ -30,7 +31,8 @@ const guest = linuxGuest({
   publicKey: 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIHjV kubemix@lab',
   connection: 'ssh',
   images: { linux: base },
-});
+};
+const guest = linuxGuest(input);
 
 async function validate(kind: 'domain' | 'network' | 'storagevol', xml: string) {
   const file = join(await testTempDir('xml'), `${kind}.xml`);
@@ -55,6 +57,20 @@ describe('libvirt XML', () => {
         ['ide', 'lab.controller-01.seed.iso'],
       ]);
     }
+  });
+
+  it("domain XML of a guest on a network spanning hypervisors gives its NIC the tunnel's MTU (virtio: QEMU's host_mtu)", async () => {
+    expect(
+      parser.parse(domainXml(guest, { accel: 'qemu', pool: 'kubemix', cluster: 'lab' })).domain.devices
+        .interface.mtu,
+    ).toBeUndefined();
+    const spanning = linuxGuest({ ...input, mtu: 1450 });
+    const xml = domainXml(spanning, { accel: 'qemu', pool: 'kubemix', cluster: 'lab' });
+    const checked = await validate('domain', xml);
+    expect(checked.exitCode, checked.stderr).toBe(0);
+    const nic = parser.parse(xml).domain.devices.interface;
+    expect(nic.model).toEqual({ '@type': 'virtio' });
+    expect(nic.mtu).toEqual({ '@size': '1450' });
   });
 
   it('escapes values instead of splicing them (a hostile cluster name cannot add elements)', async () => {

@@ -65,7 +65,9 @@ function imageMetaData(image: WindowsImageSelector): XmlNode {
  * BIOS/MBR ("Configure BIOS/MBR-based hard drive partitions"): an active NTFS system partition
  * and the Windows partition C: on the rest. MBR, not UEFI/GPT: the guest boots SeaBIOS (no
  * OVMF, no per-domain NVRAM file to create and delete), the eval ISO's BIOS boot sector starts
- * Setup without "Press any key" on a blank disk, and Server 2019/2022 need neither UEFI nor TPM.
+ * Setup without "Press any key" on a blank disk, and Server 2019, 2022 and 2025 need neither UEFI
+ * nor TPM: Microsoft Learn's "Hardware requirements for Windows Server" lists UEFI 2.3.1c with
+ * Secure Boot and a TPM as "only required for certain features" (BitLocker), for every version.
  * The evaluation media take no product key; ProductKey/WillShowUI Never keeps the key page away.
  */
 function windowsSetup(image: WindowsImageSelector): UnattendComponent {

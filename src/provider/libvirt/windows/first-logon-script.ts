@@ -71,9 +71,14 @@ function firewallLines(): string[] {
 // for that file (Microsoft Learn, "Get started with OpenSSH for Windows", "OpenSSH Server
 // configuration for Windows" (DefaultShell), "Key-based authentication in OpenSSH for Windows"
 // (administrators_authorized_keys and its icacls grants)). SIDs keep icacls language-neutral.
+// Windows Server 2025 ships OpenSSH Server installed (sshd stopped) with its OpenSSH-Server-In-TCP
+// rule enabled for the Domain and Private profiles only (OpenNebula/one-apps#345): the capability
+// is added only where sshd is missing, and an existing rule is opened to every profile.
 function openSshLines(authorizedKey: string): string[] {
   return [
-    "Add-WindowsCapability -Online -Name 'OpenSSH.Server~~~~0.0.1.0' | Out-Null",
+    "if (-not (Get-Service -Name 'sshd' -ErrorAction SilentlyContinue)) {",
+    "  Add-WindowsCapability -Online -Name 'OpenSSH.Server~~~~0.0.1.0' | Out-Null",
+    '}',
     "Set-Service -Name 'sshd' -StartupType Automatic",
     "New-ItemProperty -Path 'HKLM:\\SOFTWARE\\OpenSSH' -Name DefaultShell -PropertyType String -Force -Value 'C:\\Windows\\System32\\WindowsPowerShell\\v1.0\\powershell.exe' | Out-Null",
     "Start-Service -Name 'sshd'",
@@ -81,7 +86,9 @@ function openSshLines(authorizedKey: string): string[] {
     `[IO.File]::WriteAllText($keys, ${psQuote(authorizedKey.trim())} + [char]10, (New-Object Text.UTF8Encoding $false))`,
     "& icacls.exe $keys /inheritance:r /grant '*S-1-5-32-544:F' /grant '*S-1-5-18:F' | Out-Null",
     'if ($LASTEXITCODE -ne 0) { throw "icacls on $keys failed with exit code $LASTEXITCODE" }',
-    "if (-not (Get-NetFirewallRule -Name 'OpenSSH-Server-In-TCP' -ErrorAction SilentlyContinue)) {",
+    "if (Get-NetFirewallRule -Name 'OpenSSH-Server-In-TCP' -ErrorAction SilentlyContinue) {",
+    "  Set-NetFirewallRule -Name 'OpenSSH-Server-In-TCP' -Enabled True -Profile Any",
+    '} else {',
     "  New-NetFirewallRule -Name 'OpenSSH-Server-In-TCP' -DisplayName 'OpenSSH Server (sshd)' -Direction Inbound -Protocol TCP -LocalPort 22 -Action Allow -Profile Any | Out-Null",
     '}',
   ];

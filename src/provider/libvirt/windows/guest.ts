@@ -1,11 +1,17 @@
+import type { WindowsVersion as KubemixWindowsVersion } from '../../../types/windows.js';
+
 /**
  * What the Windows parts of the libvirt provider need to know about one Windows guest. The
  * provider fills these from the spec and the hypervisor's facts; every file, command line and
  * XML document under this folder is a pure function of them.
  */
 
-/** Windows Server versions kubemix installs (the evaluation ISOs of 2019 and 2022). */
-export type WindowsVersion = '2019' | '2022';
+/**
+ * Windows Server versions kubemix installs from their evaluation ISOs: every version kubemix
+ * supports (src/types/windows.ts). The tables keyed by it (virtio-drivers.ts) make a version added
+ * there fail to compile until its libvirt guests are covered too.
+ */
+export type WindowsVersion = KubemixWindowsVersion;
 
 /**
  * Which image of the ISO's install.wim Windows Setup installs: by index or by exact name
@@ -27,7 +33,12 @@ export const WINDOWS_ADMIN_USER = 'Administrator';
 /**
  * The default image: Datacenter without Desktop Experience ("Server Core"). It installs in a
  * fraction of the time and disk of the Desktop image and is what Windows container hosts run;
- * the eval ISOs name it `Windows Server <version> SERVERDATACENTERCORE` (index 3 on both).
+ * the eval ISOs name it `Windows Server <version> SERVERDATACENTERCORE` (index 3 on 2019 and
+ * 2022). The 2025 evaluation ISO's install.wim names its images the same way:
+ * `Windows Server 2025 SERVERSTANDARDCORE`, `SERVERSTANDARD` (Desktop Experience),
+ * `SERVERDATACENTERCORE`, `SERVERDATACENTER` (vmware-samples/packer-examples-for-vsphere,
+ * builds/windows/server/2025/variables.pkr.hcl, commit 7eff833); kubemix selects by name, so the
+ * images' order does not matter.
  */
 export function defaultWindowsImage(version: WindowsVersion): WindowsImageSelector {
   return { name: `Windows Server ${version} SERVERDATACENTERCORE` };

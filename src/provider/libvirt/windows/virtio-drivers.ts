@@ -3,11 +3,15 @@ import type { WindowsVersion } from './guest.js';
 /**
  * virtio-win ISO layout (virtio-win/kvm-guest-drivers-windows packaging, as shipped on the
  * virtio-win ISOs and used by Kubeinit's autounattend): one folder per driver, one folder per
- * Windows release inside it, then the architecture: `viostor\2k22\amd64`.
+ * Windows release inside it, then the architecture: `viostor\2k22\amd64`. The folder names are
+ * virtio-win-pkg-scripts util/filemap.py's SUPPORTED_OSES (commit fe58e15); `2k25` (the Windows 11
+ * driver builds, `Win11/amd64` -> `2k25/amd64` for viostor and NetKVM) came with commit d61b98d
+ * (April 2024, "WS2025 ... support"): virtio-win ISOs built before it have no 2k25 folder.
  */
 export const VIRTIO_OS_FOLDER: Readonly<Record<WindowsVersion, string>> = {
   '2019': '2k19',
   '2022': '2k22',
+  '2025': '2k25',
 };
 
 /**

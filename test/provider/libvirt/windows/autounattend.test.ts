@@ -30,8 +30,14 @@ const occurrences = (text: string, needle: string) => text.split(needle).length 
 
 describe('Autounattend.xml', () => {
   it('conforms to the unattend reference: each component and setting in a pass the reference allows', () => {
-    for (const devices of ['virtio', 'emulated'] as const) {
-      const { problems, components } = checkUnattend(autounattendXml(guest({ devices })));
+    for (const [devices, version] of [
+      ['virtio', '2022'],
+      ['emulated', '2022'],
+      ['virtio', '2025'],
+      ['emulated', '2025'],
+    ] as const) {
+      const image = { name: `Windows Server ${version} SERVERDATACENTERCORE` };
+      const { problems, components } = checkUnattend(autounattendXml(guest({ devices, version, image })));
       expect(problems).toEqual([]);
       expect(components.map((c) => `${c.pass}:${c.name}`)).toEqual([
         'windowsPE:Microsoft-Windows-International-Core-WinPE',
@@ -48,6 +54,7 @@ describe('Autounattend.xml', () => {
     for (const [version, folder] of [
       ['2019', '2k19'],
       ['2022', '2k22'],
+      ['2025', '2k25'],
     ] as const) {
       const { components } = checkUnattend(autounattendXml(guest({ version })));
       const items = component(components, 'windowsPE', 'Microsoft-Windows-PnpCustomizationsWinPE').DriverPaths

@@ -13,6 +13,7 @@ import {
   supportedHypervFeatures,
 } from '../../../../src/provider/libvirt/windows/index.js';
 import { windowsGuest } from '../../../../src/provider/libvirt/windows-guest.js';
+import type { WindowsVersion } from '../../../../src/types/windows.js';
 import { testTempDirSync } from '../../../helpers/temp.js';
 
 // Domain capabilities as this project's Debian 12 machines report them (libvirt 9.0.0, QEMU 7.2:
@@ -44,7 +45,7 @@ const virtioIso = cachedImage(
 );
 
 /** A Windows guest as the provider builds it: with the virtio-win ISO, or without. */
-function guest(virtio: boolean) {
+function guest(virtio: boolean, version: WindowsVersion = '2022') {
   const input: GuestInput = {
     cluster: 'lab',
     node: 'windows-workers-01',
@@ -60,18 +61,20 @@ function guest(virtio: boolean) {
     publicKey: 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIHjV kubemix@lab',
     connection: 'winrm',
     images: virtio ? { windows: windowsIso, virtio: virtioIso } : { windows: windowsIso },
-    windows: { version: '2022', computerName: 'windows-wo-1a2b' },
+    windows: { version, computerName: 'windows-wo-1a2b' },
   };
   return windowsGuest(input);
 }
 
-const xmlOf = (virtio: boolean, accel: Accelerator, hyperv: HypervChoice) =>
-  domainXml(guest(virtio), { accel, pool: 'kubemix', cluster: 'lab', hyperv });
+const xmlOf = (virtio: boolean, accel: Accelerator, hyperv: HypervChoice, version?: WindowsVersion) =>
+  domainXml(guest(virtio, version), { accel, pool: 'kubemix', cluster: 'lab', hyperv });
 
 const VARIANTS: Record<string, string> = {
   'kvm-virtio': xmlOf(true, 'kvm', chooseHyperv(ALL)),
   'tcg-emulated': xmlOf(false, 'qemu', chooseHyperv(supportedHypervFeatures(TCG_CAPS))),
   'no-hyperv': xmlOf(true, 'kvm', chooseHyperv([])),
+  'tcg-virtio-2025': xmlOf(true, 'qemu', chooseHyperv(supportedHypervFeatures(TCG_CAPS)), '2025'),
+  'kvm-emulated-2025': xmlOf(false, 'kvm', chooseHyperv(ALL), '2025'),
 };
 
 const parser = new XMLParser({
@@ -186,6 +189,31 @@ describe('domain XML of a Windows guest (the one builder, domain-xml.ts)', () =>
       undefined,
     ]);
     expect(install.os.boot).toBeUndefined();
+  });
+
+  it('builds Server 2025 as 2022: SeaBIOS (no OVMF loader, no TPM), its CPU (maximum under TCG), a 2025 config CD', () => {
+    // Microsoft Learn, "Hardware requirements for Windows Server": UEFI with Secure Boot and a TPM
+    // are "only required for certain features"; 2025 adds SSE4.2 and POPCNT to the CPU minimum.
+    for (const [name, compare] of [
+      ['tcg-virtio-2025', xmlOf(true, 'qemu', chooseHyperv(supportedHypervFeatures(TCG_CAPS)))],
+      ['kvm-emulated-2025', xmlOf(false, 'kvm', chooseHyperv(ALL))],
+    ] as const) {
+      const domain = parse(VARIANTS[name]!);
+      expect(domain.os.loader, name).toBeUndefined();
+      expect(domain.os['@_firmware'], name).toBeUndefined();
+      expect(domain.devices.tpm, name).toBeUndefined();
+      expect(domain, name).toEqual(parse(compare));
+    }
+    expect(parse(VARIANTS['tcg-virtio-2025']!).cpu['@_mode']).toBe('maximum');
+    const config = guest(true, '2025').disks.find((d) => d.source.kind === 'windows-config');
+    expect(config?.source).toMatchObject({
+      kind: 'windows-config',
+      config: {
+        version: '2025',
+        image: { name: 'Windows Server 2025 SERVERDATACENTERCORE' },
+        devices: 'virtio',
+      },
+    });
   });
 
   it('never carries the Administrator password: the config ISO is made at create time', () => {

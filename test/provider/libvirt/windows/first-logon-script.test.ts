@@ -57,6 +57,9 @@ describe('first-logon script', () => {
     expect(firstLogonScript()).not.toContain('OpenSSH');
     const script = firstLogonScript({ sshAuthorizedKey: KEY });
     expect(script).toContain("Add-WindowsCapability -Online -Name 'OpenSSH.Server~~~~0.0.1.0'");
+    // Server 2025 has sshd already, and its firewall rule for Domain and Private only.
+    expect(script).toContain("if (-not (Get-Service -Name 'sshd' -ErrorAction SilentlyContinue)) {");
+    expect(script).toContain("Set-NetFirewallRule -Name 'OpenSSH-Server-In-TCP' -Enabled True -Profile Any");
     // The key's quote is doubled inside a single-quoted literal (psQuote).
     expect(script).toContain("'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIB0wWq kubemix cluster key (it''s ours)'");
     expect(script).toContain("/inheritance:r /grant '*S-1-5-32-544:F' /grant '*S-1-5-18:F'");
