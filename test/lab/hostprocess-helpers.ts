@@ -8,7 +8,8 @@ import {
 } from '../../fixtures/lab/state/hostprocess-script.js';
 import type { KubeObject, NodeNic, NodeRecord, StateFile } from '../../fixtures/lab/state/types.js';
 
-const NAT_FIRST: NodeNic[] = [
+/** A NAT adapter first (the default route), the node's InternalIP on the second: a lab VM's layout. */
+export const NAT_FIRST: NodeNic[] = [
   {
     alias: 'Ethernet',
     ifIndex: 4,

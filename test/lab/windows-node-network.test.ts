@@ -3,23 +3,11 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { ClusterState, KubeObject, NodeNic } from '../../fixtures/lab/cluster-state.js';
 import { renderManifestObjects } from '../../src/manifests/index.js';
 import { initialisedState, labManifestVars } from './helpers.js';
+import { NAT_FIRST } from './hostprocess-helpers.js';
 
 // A Windows node's pod network as the lab derives it from its HostProcess pods: the flannel
 // container's start script decides whether flanneld runs, on which address, whether the HNS
 // network exists; kube-proxy, the node's readiness and the Windows pods follow.
-
-const NAT_FIRST: NodeNic[] = [
-  {
-    alias: 'Ethernet',
-    ifIndex: 4,
-    address: '10.0.2.15',
-    prefixLength: 24,
-    gateway: '10.0.2.2',
-    metric: 0,
-    natOnly: true,
-  },
-  { alias: 'Ethernet 2', ifIndex: 6, address: '10.233.1.200', prefixLength: 24 },
-];
 
 const cleanup: string[] = [];
 afterEach(async () => {
