@@ -86,7 +86,17 @@ describe('install-windows-networking takes the digests Windows flannel checks', 
     expect((await renderedDownloads()).map((d) => [d.file, d.sha256])).toEqual(
       downloads.map((d) => [d.file, sha256(release.get(d.url)!)]),
     );
-    expect(run.log).toContain('flanneld.exe: SHA-256 ');
+    const report = run.result.records.find(
+      (r) => r.task === "Report the SHA-256 Windows flannel's files must have",
+    );
+    expect(report?.msg).toBe(
+      downloads
+        .map(
+          (d) =>
+            `${d.file} ${sha256(release.get(d.url)!)} (${d.checksum_url ? "checked against its publisher's .sha256" : 'first download: its release publishes none'})`,
+        )
+        .join('; '),
+    );
     expect(run.log).toContain(
       'taken from this download: its release publishes no checksum (pin it as versions.flanneld-windows-sha256)',
     );
