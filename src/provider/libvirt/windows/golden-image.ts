@@ -1,6 +1,7 @@
 import { psQuote } from '../../../quote/index.js';
 import { oobeSettings, shellSetupSpecialize } from './autounattend.js';
 import { FIRST_LOGON_DONE_MARKER, GUEST_STATE_DIR } from './first-logon-script.js';
+import { sysprepArguments } from './sysprep.js';
 import { unattendDocument } from './unattend-xml.js';
 
 // The golden image (opt-in): the first Windows guest, once its first logon is done, is
@@ -35,8 +36,8 @@ export function generalizeUnattendXml(): string {
 /**
  * The PowerShell kubemix runs in the first Windows guest (over its WinRM or SSH connection) to
  * generalize it: remove the cached install answer files (they would shadow the overlays' own),
- * write the generalize answer file, and start `sysprep /generalize /oobe /shutdown /quiet
- * /unattend:<file>` (Microsoft Learn, "Sysprep Command-Line Options"). The guest powers off
+ * write the generalize answer file, and start sysprep with {@link sysprepArguments} (checked
+ * against Microsoft Learn, "Sysprep Command-Line Options", in sysprep.ts). The guest powers off
  * when sysprep is done: the provider waits for the domain to be shut off, then keeps its disk.
  */
 export function generalizeScript(): string {
@@ -49,7 +50,11 @@ export function generalizeScript(): string {
     `New-Item -ItemType Directory -Force -Path ${psQuote(GUEST_STATE_DIR)} | Out-Null`,
     `[IO.File]::WriteAllText(${psQuote(GENERALIZE_UNATTEND_PATH)}, ${psQuote(generalizeUnattendXml())}, (New-Object Text.UTF8Encoding $false))`,
     `Remove-Item -LiteralPath ${psQuote(FIRST_LOGON_DONE_MARKER)} -Force -ErrorAction SilentlyContinue`,
-    `Start-Process -FilePath "$env:SystemRoot\\System32\\Sysprep\\sysprep.exe" -ArgumentList @('/generalize', '/oobe', '/shutdown', '/quiet', ${psQuote(`/unattend:${GENERALIZE_UNATTEND_PATH}`)})`,
+    `Start-Process -FilePath "$env:SystemRoot\\System32\\Sysprep\\sysprep.exe" -ArgumentList @(${sysprepArguments(
+      GENERALIZE_UNATTEND_PATH,
+    )
+      .map((a) => psQuote(a))
+      .join(', ')})`,
     '',
   ].join('\r\n');
 }
