@@ -10,6 +10,17 @@ import { unattendDocument } from './unattend-xml.js';
 // name, new Administrator password). This file builds the documents of that flow; the provider
 // runs them (see README, "Windows guests on libvirt").
 
+/**
+ * Where Windows Setup caches the answer file it installed with (Microsoft Learn, "Use Answer
+ * Files with Sysprep", "Caching Answer Files to the Computer": sysprep would apply the cached
+ * file's settings). The generalize script deletes them, one statement each.
+ */
+export const CACHED_ANSWER_FILES = [
+  'C:\\Windows\\Panther\\unattend.xml',
+  'C:\\Windows\\Panther\\Unattend\\unattend.xml',
+  'C:\\Windows\\Panther\\Unattend\\Autounattend.xml',
+] as const;
+
 /** Where the generalize answer file is written in the guest before sysprep runs. */
 export const GENERALIZE_UNATTEND_PATH = `${GUEST_STATE_DIR}\\generalize.xml`;
 
@@ -44,9 +55,9 @@ export function generalizeScript(): string {
   return [
     '# kubemix generalize v1',
     "$ErrorActionPreference = 'Stop'",
-    "foreach ($cached in @('C:\\Windows\\Panther\\unattend.xml', 'C:\\Windows\\Panther\\Unattend\\unattend.xml', 'C:\\Windows\\Panther\\Unattend\\Autounattend.xml')) {",
-    '  Remove-Item -LiteralPath $cached -Force -ErrorAction SilentlyContinue',
-    '}',
+    ...CACHED_ANSWER_FILES.map(
+      (cached) => `Remove-Item -LiteralPath ${psQuote(cached)} -Force -ErrorAction SilentlyContinue`,
+    ),
     `New-Item -ItemType Directory -Force -Path ${psQuote(GUEST_STATE_DIR)} | Out-Null`,
     `[IO.File]::WriteAllText(${psQuote(GENERALIZE_UNATTEND_PATH)}, ${psQuote(generalizeUnattendXml())}, (New-Object Text.UTF8Encoding $false))`,
     `Remove-Item -LiteralPath ${psQuote(FIRST_LOGON_DONE_MARKER)} -Force -ErrorAction SilentlyContinue`,
