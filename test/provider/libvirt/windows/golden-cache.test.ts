@@ -101,5 +101,11 @@ describe('a guest made from the golden volume', () => {
     const answer = specializeConfigFiles(guest).find((f) => f.path === 'Autounattend.xml')!.content;
     expect(answer).not.toContain('windowsPE');
     expect(answer).toContain('<ComputerName>windows-wo-b2c4</ComputerName>');
+    // The same first logon as an installed guest: WinRM, firewall, OpenSSH from the config CD-ROM.
+    expect(answer).toContain('<FirstLogonCommands>');
+    expect(specializeConfigFiles(guest).map((f) => f.path)).toEqual([
+      'Autounattend.xml',
+      'kubemix/first-logon.ps1',
+    ]);
   });
 });
