@@ -1,5 +1,6 @@
 import type { HostOs } from '../../types/inventory.js';
 import type { CachedImage } from './image.js';
+import type { GoldenImage } from './windows/golden-cache.js';
 import type { WindowsConfig } from './windows/guest.js';
 
 /**
@@ -18,7 +19,21 @@ export type DiskSource =
    * create time, because it carries the Administrator password kubemix generates then (kept in
    * secrets.json only, never in the plan). The ISO is 0600 and deleted once the guest answers.
    */
-  | { kind: 'windows-config'; config: WindowsConfig }
+  | {
+      kind: 'windows-config';
+      config: WindowsConfig;
+      /**
+       * `install` (default): Autounattend.xml installs Windows from the ISO. `specialize`: the
+       * guest is an overlay on the golden volume and the answer file only names it and sets its
+       * password (windows/config-iso.ts, windowsConfigFiles).
+       */
+      answers?: 'install' | 'specialize';
+    }
+  /**
+   * A copy-on-write overlay on the cached golden Windows volume (windows/golden-cache.ts),
+   * `sizeGiB` virtual. The golden volume is made on the hypervisor, never downloaded.
+   */
+  | { kind: 'golden-overlay'; golden: GoldenImage; sizeGiB: number }
   /** A cached installation medium (shared volume, never deleted with the cluster). */
   | { kind: 'cached'; image: CachedImage };
 

@@ -1,4 +1,4 @@
-import type { ClusterSpec } from '../../spec/schema.js';
+import { type ClusterSpec, DEFAULT_WINDOWS_VERSION } from '../../spec/schema.js';
 import type { PlanStep } from '../../types/plan.js';
 import type {
   NodeRequest,
@@ -21,6 +21,8 @@ import {
 import { bridgeName, networkName, tunnelName } from './names.js';
 import { WINDOWS_PASSWORDS_OUTPUT } from './node-host.js';
 import { libvirtWaitSteps } from './wait-steps.js';
+import { goldenImage } from './windows/golden-cache.js';
+import { defaultWindowsImage } from './windows/guest.js';
 
 const byHypervisor = <T>(layout: LibvirtLayout, pick: (entry: PlacedOnHypervisor) => T) =>
   Object.fromEntries([...layout.placed].map(([name, entry]) => [name, pick(entry)]));
@@ -232,7 +234,10 @@ export class LibvirtProvider implements Provider {
     };
     const names = { cidr: provider.network.cidr, hypervisors: namesByHypervisor(libvirt) };
     const purge = input.purgeImages
-      ? Object.values(libvirtImages(libvirt, context)).map((image) => image.volume)
+      ? [
+          ...Object.values(libvirtImages(libvirt, context)).map((image) => image.volume),
+          ...goldenVolumes(libvirt),
+        ]
       : [];
     return {
       tasks: [
@@ -283,6 +288,31 @@ function libvirtImages(spec: LibvirtClusterSpec, context: ProviderContext): Reco
   if (spec.provider.images.windows) images['windows'] = cachedImage(spec.provider.images.windows, 'iso');
   if (spec.provider.images.virtio) images['virtio'] = cachedImage(spec.provider.images.virtio, 'iso');
   return images;
+}
+
+/**
+ * The golden Windows volumes of a spec with `windows.goldenImage` (one per Windows version of its
+ * groups), for --purge-images: like the other cached images, deleted only when no volume of
+ * another cluster still uses them.
+ */
+function goldenVolumes(spec: LibvirtClusterSpec): string[] {
+  const windowsIso = spec.provider.images.windows;
+  if (!spec.provider.windows.goldenImage || !windowsIso) return [];
+  const virtio = spec.provider.images.virtio;
+  const versions = new Set(
+    spec.nodes.workers
+      .filter((g) => g.os === 'windows')
+      .map((g) => g.windowsVersion ?? DEFAULT_WINDOWS_VERSION),
+  );
+  return [...versions].map(
+    (version) =>
+      goldenImage({
+        windowsIso: cachedImage(windowsIso, 'iso'),
+        ...(virtio ? { virtioIso: cachedImage(virtio, 'iso') } : {}),
+        version,
+        image: defaultWindowsImage(version),
+      }).volume,
+  );
 }
 
 function asLibvirt(spec: ClusterSpec): LibvirtClusterSpec {

@@ -19,7 +19,6 @@ export function windowsGuest(input: GuestInput): GuestDefinition {
   if (!iso || !computerName) throw new InternalError(`no Windows ISO or computer name for ${input.node}`);
   const virtio = input.images.virtio;
   const version = input.windows?.version ?? '2022';
-  const domain = domainName(input.cluster, input.node);
   let sata = 0;
   const nextSata = () => `sd${'abcdefgh'[sata++]}`;
   const system: GuestDisk = {
@@ -66,9 +65,17 @@ export function windowsGuest(input: GuestInput): GuestDefinition {
       },
     },
   });
+  return windowsDefinition(input, Boolean(virtio), disks);
+}
+
+/**
+ * The domain of a Windows guest around its disks (shared by the install and golden-image paths):
+ * q35, localtime clock, Hyper-V enlightenments, the NIC model matching the disks' drivers.
+ */
+export function windowsDefinition(input: GuestInput, virtio: boolean, disks: GuestDisk[]): GuestDefinition {
   return {
     node: input.node,
-    domain,
+    domain: domainName(input.cluster, input.node),
     os: 'windows',
     hypervisor: input.hypervisor,
     vcpus: input.vcpus,

@@ -48,6 +48,11 @@ export function specializeConfigFiles(guest: WindowsGuest): ConfigIsoFile[] {
   ];
 }
 
+/** The config CD-ROM's files for either kind of Windows guest. */
+export function windowsConfigFiles(answers: 'install' | 'specialize', guest: WindowsGuest): ConfigIsoFile[] {
+  return answers === 'specialize' ? specializeConfigFiles(guest) : installConfigFiles(guest);
+}
+
 function firstLogonFile(guest: WindowsGuest): ConfigIsoFile {
   const options = guest.sshAuthorizedKey === undefined ? {} : { sshAuthorizedKey: guest.sshAuthorizedKey };
   return { path: `${CONFIG_SCRIPT_DIR}/${FIRST_LOGON_SCRIPT}`, content: firstLogonScript(options) };
