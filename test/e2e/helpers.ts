@@ -9,9 +9,39 @@ const cliPath = join(repoRoot, 'dist/src/cli/main.js');
 /** A fresh directory for a cluster's state. */
 export const tempClusterDir = () => testTempDir('e2e');
 
-/** Runs the built CLI as a user would (CI=true: plain lines), with extra environment. */
-export function kubemix(args: string[], env: Record<string, string> = {}) {
-  return execa('node', [cliPath, ...args], { cwd: repoRoot, reject: false, env: { CI: 'true', ...env } });
+/** The CLI runs not yet ended: a test that timed out leaves its run going (vitest moves on). */
+const running = new Set<Promise<unknown>>();
+
+/**
+ * Runs the built CLI as a user would (CI=true: plain lines), with extra environment. With a
+ * `signal` (a test's own, aborted when the test times out) the run gets SIGTERM, which kubemix
+ * answers like Ctrl-C: it stops its tasks, records the state and releases the cluster lock. It
+ * is given a minute for that before SIGKILL, so a timed-out test never leaves a run holding the
+ * lock that the file's cleanup (`down`) needs.
+ */
+export function kubemix(
+  args: string[],
+  env: Record<string, string> = {},
+  options: { signal?: AbortSignal } = {},
+) {
+  const run = execa('node', [cliPath, ...args], {
+    cwd: repoRoot,
+    reject: false,
+    env: { CI: 'true', ...env },
+    ...(options.signal ? { cancelSignal: options.signal, forceKillAfterDelay: 60_000 } : {}),
+  });
+  const settled = run.then(
+    () => undefined,
+    () => undefined,
+  );
+  running.add(settled);
+  void settled.then(() => running.delete(settled));
+  return run;
+}
+
+/** Waits until every CLI run started by this file has ended (a file's cleanup calls it first). */
+export async function settleKubemixRuns(): Promise<void> {
+  await Promise.all(running);
 }
 
 /** A command on a Linux lab host over its real sshd (strict host keys, the lab's key); its stdout. */

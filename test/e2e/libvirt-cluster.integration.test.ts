@@ -7,7 +7,7 @@ import { ensureLibvirtd, type TestLibvirtd } from '../../fixtures/libvirt/libvir
 import { writeOfflineLibvirtSpec } from '../../fixtures/libvirt/offline-artifacts.js';
 import { type TestCluster, uniqueTestCluster } from '../../fixtures/libvirt/test-cluster.js';
 import type { Artifact } from '../../src/artifacts/index.js';
-import { kubemix, tempClusterDir } from './helpers.js';
+import { kubemix, settleKubemixRuns, tempClusterDir } from './helpers.js';
 
 // End to end on real guests: real libvirtd and QEMU (TCG here: /dev/kvm cannot run guests on
 // these machines, and the preflight falls back by itself), a Debian 13 image a user would download
@@ -54,6 +54,8 @@ beforeAll(async () => {
 }, 30 * 60_000);
 
 afterAll(async () => {
+  // A beforeAll that timed out leaves its `up` running, holding the lock `down` needs.
+  await settleKubemixRuns();
   if (spec && cluster && (await leftovers(cluster)).length > 0)
     await kubemix(['down', spec, '--cluster-dir', clusterDir]);
   if (cluster) await removeTestStorage(cluster);

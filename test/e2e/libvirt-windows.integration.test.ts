@@ -14,7 +14,7 @@ import { ensureLibvirtd, type TestLibvirtd, virsh } from '../../fixtures/libvirt
 import { type TestCluster, uniqueTestCluster } from '../../fixtures/libvirt/test-cluster.js';
 import { readSecrets } from '../../src/engine/index.js';
 import { testTempDir } from '../helpers/temp.js';
-import { kubemix, tempClusterDir } from './helpers.js';
+import { kubemix, settleKubemixRuns, tempClusterDir } from './helpers.js';
 
 // A Windows worker on libvirt, as far as it can go without Windows: kubemix generates the
 // Administrator password into secrets.json, writes Autounattend.xml and the first-logon script
@@ -66,6 +66,7 @@ beforeAll(async () => {
 }, 20 * 60_000);
 
 afterAll(async () => {
+  await settleKubemixRuns();
   if (spec && cluster && (await leftovers(cluster)).length > 0)
     await kubemix(['down', spec, '--cluster-dir', clusterDir]);
   if (cluster) await removeTestStorage(cluster);
@@ -128,12 +129,17 @@ describe('a Windows guest on libvirt, up to its domain running in QEMU', () => {
   });
 
   // kubemix's own limit (1 minute of looks) is what this checks; the test's limit only guards a
-  // hang. Each look takes ~15 s and more on a busy 2-core machine whose cores the TCG Windows
-  // guest already saturates, so the run can take well over two minutes there.
+  // hang. The run also waits for the Linux controller's boot and cloud-init under TCG, which on a
+  // 2-core machine running the whole suite took over six minutes (a CI run timed out there); ~2 min
+  // alone here. On a timeout the run is stopped (SIGTERM), so it never holds the cluster's lock.
   it('watches the install from the hypervisor with progress lines, and gives up at the time the spec allows', {
-    timeout: 6 * 60_000,
-  }, async () => {
-    const waited = await kubemix(['up', spec, '--cluster-dir', clusterDir, '--stop-after', 'wait-for-hosts']);
+    timeout: 15 * 60_000,
+  }, async ({ signal }) => {
+    const waited = await kubemix(
+      ['up', spec, '--cluster-dir', clusterDir, '--stop-after', 'wait-for-hosts'],
+      {},
+      { signal },
+    );
     expect(waited.exitCode, waited.stdout).toBe(1);
     expect(waited.stdout).toMatch(
       /WAIT {2}wait-for-hosts windows-01: Windows Setup copying the image \(domain running \(booted\), 0 reboots seen, disk [\d.]+ GiB, 0m\d\ds of 1m00s\)/,
