@@ -89,7 +89,8 @@ export async function runHost(ctx: HostRunContext): Promise<HostRunResult> {
     const connected =
       host.createdBy !== undefined && firstOwnStep(task.steps, host)?.module === 'wait_for_connection'
         ? { kind: 'ok' as const, transport: ctx.pool.unconnected(host) }
-        : await connect(ctx.pool, host);
+        : await untilStopped(connect(ctx.pool, host), ctx.signal);
+    if (connected === 'stopped') return { status: 'interrupted' };
     if (connected.kind === 'error') {
       const message = ctx.redactor.text(connected.error);
       if (connected.unreachable)
@@ -217,6 +218,22 @@ function pick(result: {
  * The host's pooled transport, or why there is none: a ConnectionError means unreachable; any
  * other error (an unresolvable secret reference, an unsupported connection kind) is a failure.
  */
+/**
+ * `work`, or 'stopped' as soon as the run is stopped: Ctrl-C must not wait out an SSH handshake
+ * or a WinRM login that the host never answers (the pool closes that connection when it ends).
+ */
+function untilStopped<T>(work: Promise<T>, signal: AbortSignal): Promise<T | 'stopped'> {
+  if (signal.aborted) return Promise.resolve('stopped');
+  let onAbort: (() => void) | undefined;
+  const stopped = new Promise<'stopped'>((resolve) => {
+    onAbort = () => resolve('stopped');
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+  return Promise.race([work, stopped]).finally(() => {
+    if (onAbort) signal.removeEventListener('abort', onAbort);
+  });
+}
+
 async function connect(
   pool: TransportPool,
   host: InventoryHost,

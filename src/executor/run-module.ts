@@ -93,14 +93,24 @@ async function perform(action: ModuleAction, options: RunModuleOptions): Promise
 /** The longest one connect attempt of a reconnect may take before it is dropped and retried. */
 export const CONNECT_ATTEMPT_MS = 60_000;
 
-/** `promise`, or a rejection with `message` once `ms` have passed (the promise itself keeps running). */
-function withDeadline<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
+/**
+ * `promise`, or a rejection with `message` once `ms` have passed, or as soon as the run is
+ * stopped (Ctrl-C must not wait out a connect attempt). The promise itself keeps running.
+ */
+function withDeadline<T>(promise: Promise<T>, ms: number, message: string, signal?: AbortSignal): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
+  let onAbort: (() => void) | undefined;
   const deadline = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error(message)), ms);
+    onAbort = () => reject(new Error('stopped'));
+    if (signal?.aborted) onAbort();
+    else signal?.addEventListener('abort', onAbort, { once: true });
   });
   promise.catch(() => undefined);
-  return Promise.race([promise, deadline]).finally(() => clearTimeout(timer));
+  return Promise.race([promise, deadline]).finally(() => {
+    clearTimeout(timer);
+    if (onAbort) signal?.removeEventListener('abort', onAbort);
+  });
 }
 
 /**
@@ -125,6 +135,7 @@ async function reconnect(
         transport.connect(),
         attemptMs,
         `a connect attempt did not finish in ${attemptMs} ms`,
+        signal,
       );
       return succeededResult(command, Date.now() - started, transport.host);
     } catch (error) {
@@ -136,6 +147,8 @@ async function reconnect(
     delay = Math.min(delay * 2, 10_000);
     await sleep(Math.min(delay, Math.max(0, action.timeoutMs - (Date.now() - started))), signal);
   }
+  if (signal?.aborted)
+    return failedResult(command, 'stopped: the run was interrupted', Date.now() - started, transport.host);
   const result = failedResult(
     command,
     `host did not come back within ${action.timeoutMs} ms: ${lastError}`,

@@ -26,6 +26,8 @@ export type TransportFactory = (host: InventoryHost, secrets?: ConnectionSecrets
  */
 export class TransportPool {
   private readonly open = new Map<string, Promise<Transport>>();
+  /** Connects not yet settled: closeAll does not wait for them. */
+  private readonly connecting = new Set<Promise<Transport>>();
 
   constructor(private readonly factory: TransportFactory) {}
 
@@ -34,8 +36,16 @@ export class TransportPool {
     let pending = this.open.get(host.name);
     if (!pending) {
       const transport = this.factory(host);
-      pending = transport.connect().then(() => transport);
-      pending.catch(() => this.open.delete(host.name));
+      const connecting = transport.connect().then(() => transport);
+      pending = connecting;
+      this.connecting.add(connecting);
+      connecting.then(
+        () => this.connecting.delete(connecting),
+        () => {
+          this.connecting.delete(connecting);
+          this.open.delete(host.name);
+        },
+      );
       this.open.set(host.name, pending);
     }
     return pending;
@@ -59,10 +69,18 @@ export class TransportPool {
     if (pending) await pending.then((t) => t.close()).catch(() => undefined);
   }
 
-  /** Closes every connection. */
+  /**
+   * Closes every connection. One still connecting (the run was stopped mid-handshake) is closed
+   * when its connect ends, without waiting: stopping must not wait out a handshake timeout.
+   */
   async closeAll(): Promise<void> {
     const all = [...this.open.values()];
     this.open.clear();
-    await Promise.all(all.map((p) => p.then((t) => t.close()).catch(() => undefined)));
+    await Promise.all(
+      all.map((pending) => {
+        const closed = pending.then((t) => t.close()).catch(() => undefined);
+        return this.connecting.has(pending) ? undefined : closed;
+      }),
+    );
   }
 }
