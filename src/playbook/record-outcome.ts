@@ -1,6 +1,6 @@
 import { hiddenResult, NO_LOG_MESSAGE } from '../engine/no-log.js';
 import type { InventoryHost } from '../types/inventory.js';
-import type { TaskOutcome } from './execute-task.js';
+import type { TaskOutcome } from './execute-task-types.js';
 import { dropHost, type PlayRun } from './playbook-run.js';
 import { emptyStats } from './recap.js';
 import type { TaskRecord } from './run-types.js';

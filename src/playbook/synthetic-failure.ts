@@ -1,5 +1,5 @@
 import type { InventoryHost } from '../types/inventory.js';
-import type { TaskOutcome } from './execute-task.js';
+import type { TaskOutcome } from './execute-task-types.js';
 import type { Task } from './types.js';
 
 /**
