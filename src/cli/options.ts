@@ -1,7 +1,7 @@
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { UsageError } from '../errors/index.js';
 
-type OptionSpec = NonNullable<ParseArgsConfig['options']>;
+export type OptionSpec = NonNullable<ParseArgsConfig['options']>;
 type HelpOption = { help: { type: 'boolean'; short: 'h' } };
 
 /** What parseArgs returns for a command's options plus the implicit --help. */

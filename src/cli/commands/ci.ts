@@ -7,16 +7,8 @@ import { KubemixError, UsageError } from '../../errors/index.js';
 import { checkCredentials } from '../ci/inputs.js';
 import { runCi } from '../ci/run-ci.js';
 import { loadClusterContext } from '../cluster-context.js';
-import {
-  choiceOption,
-  intOption,
-  onePositional,
-  parseCommandArgs,
-  SHORT_FORM_HELP,
-  SHORT_FORM_OPTIONS,
-} from '../options.js';
-import { out } from '../output.js';
-import { RUN_HELP, RUN_OPTIONS, specArguments } from './up.js';
+import { intOption, onePositional, SHORT_FORM_HELP } from '../options.js';
+import { parseRunCommand, RUN_HELP, specArguments } from './run-command-args.js';
 
 export const ciHelp = `Usage: kubemix ci <spec> [--out DIR] [--timeout DURATION] [--keep-on-failure] [--history DIR] [options]
 
@@ -50,21 +42,20 @@ ${RUN_HELP}
 ${SHORT_FORM_HELP}`;
 
 export async function ciCommand(argv: string[]): Promise<number> {
-  const { values, positionals } = parseCommandArgs('ci', argv, {
-    ...SHORT_FORM_OPTIONS,
-    ...RUN_OPTIONS,
-    out: { type: 'string' },
-    timeout: { type: 'string' },
-    'keep-on-failure': { type: 'boolean' },
-    history: { type: 'string' },
-    'history-keep': { type: 'string' },
-  });
-  if (values.help) {
-    out(ciHelp);
-    return 0;
-  }
-  const forks = intOption('forks', values.forks, { min: 1 });
-  const logFormat = choiceOption('log-format', values['log-format'], ['text', 'json'] as const) ?? 'text';
+  const args = parseRunCommand(
+    'ci',
+    argv,
+    {
+      out: { type: 'string' },
+      timeout: { type: 'string' },
+      'keep-on-failure': { type: 'boolean' },
+      history: { type: 'string' },
+      'history-keep': { type: 'string' },
+    },
+    ciHelp,
+  );
+  if (!args) return 0;
+  const { values, positionals, flags } = args;
   const timeoutMs = values.timeout === undefined ? undefined : parseDuration(values.timeout);
   if (values.timeout !== undefined && timeoutMs === undefined)
     throw new UsageError(`--timeout must be a duration such as 90m, 1h30m or 45s, got "${values.timeout}"`);
@@ -95,8 +86,7 @@ export async function ciCommand(argv: string[]): Promise<number> {
     ...(timeoutMs !== undefined ? { timeoutMs, timeoutText: values.timeout! } : {}),
     keepOnFailure: values['keep-on-failure'] === true,
     ...(historyDir ? { history: { dir: historyDir, keep: historyKeep } } : {}),
-    ...(forks !== undefined ? { forks } : {}),
-    logFormat,
+    ...flags,
   });
 }
 

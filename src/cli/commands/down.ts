@@ -3,17 +3,9 @@ import { join } from 'node:path';
 import { acquireLock, readState, secretsPath, writeState } from '../../engine/index.js';
 import type { Plan } from '../../types/plan.js';
 import { type ClusterContext, loadClusterContext, teardownDir as teardownDirOf } from '../cluster-context.js';
-import {
-  choiceOption,
-  intOption,
-  onePositional,
-  parseCommandArgs,
-  SHORT_FORM_HELP,
-  SHORT_FORM_OPTIONS,
-} from '../options.js';
-import { out } from '../output.js';
+import { onePositional, SHORT_FORM_HELP } from '../options.js';
 import { type PlanRunOutcome, type RunFlags, runPlanCommand } from '../run-plan-command.js';
-import { RUN_HELP, RUN_OPTIONS } from './up.js';
+import { parseRunCommand, RUN_HELP } from './run-command-args.js';
 
 export const downHelp = `Usage: kubemix down <spec> [options]
 
@@ -33,25 +25,14 @@ ${RUN_HELP}
 ${SHORT_FORM_HELP}`;
 
 export async function downCommand(argv: string[]): Promise<number> {
-  const { values, positionals } = parseCommandArgs('down', argv, {
-    ...SHORT_FORM_OPTIONS,
-    ...RUN_OPTIONS,
-    'purge-images': { type: 'boolean' },
-  });
-  if (values.help) {
-    out(downHelp);
-    return 0;
-  }
-  const forks = intOption('forks', values.forks, { min: 1 });
-  const logFormat = choiceOption('log-format', values['log-format'], ['text', 'json'] as const) ?? 'text';
+  const args = parseRunCommand('down', argv, { 'purge-images': { type: 'boolean' } }, downHelp);
+  if (!args) return 0;
+  const { values, positionals, flags } = args;
   const context = await loadClusterContext(onePositional('down', positionals, 'spec'), values);
   const plan = context.downPlan(await readState(context.clusterDir), {
     purgeImages: values['purge-images'] === true,
   });
-  const { code } = await tearDownCluster(context, plan, {
-    logFormat,
-    ...(forks !== undefined ? { forks } : {}),
-  });
+  const { code } = await tearDownCluster(context, plan, flags);
   return code;
 }
 

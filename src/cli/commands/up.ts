@@ -4,29 +4,11 @@ import { kubeconfigKey } from '../../kubeconfig/merge.js';
 import { shQuote } from '../../quote/index.js';
 import { type Plan, TASK_NAMES } from '../../types/plan.js';
 import { adminConfPath, type ClusterContext, loadClusterContext, teardownDir } from '../cluster-context.js';
-import {
-  choiceOption,
-  intOption,
-  onePositional,
-  parseCommandArgs,
-  SHORT_FORM_HELP,
-  SHORT_FORM_OPTIONS,
-} from '../options.js';
+import { onePositional, SHORT_FORM_HELP } from '../options.js';
 import { out } from '../output.js';
 import { type PlanRunOutcome, type RunFlags, runPlanCommand } from '../run-plan-command.js';
 import { reportVerifyChecks } from '../verify-report.js';
-
-export const RUN_OPTIONS = {
-  'cluster-dir': { type: 'string' },
-  forks: { type: 'string', short: 'f' },
-  'log-format': { type: 'string' },
-} as const;
-
-export const RUN_HELP = `  --cluster-dir DIR          where state, logs and kubeconfig live
-                             (default: $KUBEMIX_HOME or ~/.kubemix, then clusters/<name>)
-  -f, --forks N              at most N hosts work at once (default 10)
-  --log-format text|json     plain lines, or one JSON event per line (default: a live task
-                             list on a terminal, plain lines otherwise or when CI is set)`;
+import { parseRunCommand, RUN_HELP, specArguments } from './run-command-args.js';
 
 export const upHelp = `Usage: kubemix up <spec> [options]
 
@@ -43,19 +25,18 @@ ${RUN_HELP}
 ${SHORT_FORM_HELP}`;
 
 export async function upCommand(argv: string[]): Promise<number> {
-  const { values, positionals } = parseCommandArgs('up', argv, {
-    ...SHORT_FORM_OPTIONS,
-    ...RUN_OPTIONS,
-    'stop-after': { type: 'string' },
-    'stop-before': { type: 'string' },
-    from: { type: 'string' },
-  });
-  if (values.help) {
-    out(upHelp);
-    return 0;
-  }
-  const forks = intOption('forks', values.forks, { min: 1 });
-  const logFormat = choiceOption('log-format', values['log-format'], ['text', 'json'] as const) ?? 'text';
+  const args = parseRunCommand(
+    'up',
+    argv,
+    {
+      'stop-after': { type: 'string' },
+      'stop-before': { type: 'string' },
+      from: { type: 'string' },
+    },
+    upHelp,
+  );
+  if (!args) return 0;
+  const { values, positionals, flags } = args;
   const specArgument = onePositional('up', positionals, 'spec');
   const context = await loadClusterContext(specArgument, values);
   // Planned twice: the first plan stops bad input before anything is written; the one that runs is
@@ -64,13 +45,12 @@ export async function upCommand(argv: string[]): Promise<number> {
   await context.ensureClusterKey();
   const plan = context.upPlan();
   const { code } = await buildCluster(context, plan, {
-    logFormat,
-    ...(forks !== undefined ? { forks } : {}),
+    ...flags,
     ...(values['stop-after'] !== undefined ? { stopAfter: values['stop-after'] } : {}),
     ...(values['stop-before'] !== undefined ? { stopBefore: values['stop-before'] } : {}),
     ...(values.from !== undefined ? { from: values.from } : {}),
   });
-  if (logFormat === 'text') {
+  if (flags.logFormat === 'text') {
     await reportVerifyChecks(plan, context.clusterDir);
     await printNextSteps(context, specArguments(specArgument, values));
   }
@@ -111,15 +91,4 @@ Cluster ${context.spec.name} is up. To use it:
   kubectl get nodes -o wide
 or add it to your kubeconfig as context ${kubeconfigKey(context.spec.name)}:
   kubemix kubeconfig ${again.join(' ')} --merge`);
-}
-
-/** The spec argument plus the options that select the cluster (short form, --cluster-dir), shell-quoted. */
-export function specArguments(spec: string, values: Record<string, unknown>): string[] {
-  const words = [shQuote(spec)];
-  for (const name of [...Object.keys(SHORT_FORM_OPTIONS), 'cluster-dir']) {
-    const value = values[name];
-    for (const item of Array.isArray(value) ? value : value === undefined ? [] : [value])
-      words.push(`--${name}`, shQuote(String(item)));
-  }
-  return words;
 }
