@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ArtifactLogs } from '../../src/ci/artifact-logs.js';
 import { finalExitCode, writeReports } from '../../src/ci/write-reports.js';
+import type { PlanTask } from '../../src/types/plan.js';
 import { localHosts, makePlan, shell, task } from '../engine/helpers.js';
 import { testTempDir } from '../helpers/temp.js';
 import { runForSummary, validateJunit } from './helpers.js';
@@ -16,35 +17,41 @@ afterEach(async () => {
 // printed it, nothing registered it as secret) reaches the events and logs, and the scan catches it.
 const FAKE_KEY = 'AKIAIOSFODNN7EXAMPLE';
 
+/**
+ * Runs `buildTasks` on node-a (a local host) and then a one-step teardown through the real engine,
+ * with the artifact logs subscribed as `kubemix ci` does, then writes the reports (the secret scan
+ * included) to a fresh out directory.
+ */
+async function buildAndReport(buildTasks: PlanTask[]) {
+  const dir = await testTempDir('ci-reports');
+  dirs.push(dir);
+  const outDir = join(dir, 'out');
+  const logs = await ArtifactLogs.open(outDir);
+  const hosts = localHosts('node-a');
+  const input = await runForSummary({
+    build: makePlan(buildTasks, hosts),
+    teardown: makePlan([task('cleanup', [], ['node-a'], [shell('reset', 'true')])], hosts),
+    clusterDir: join(dir, 'cluster'),
+    listeners: [logs.listener],
+  });
+  await logs.close();
+  // What the scan adds is left for writeReports to fill in.
+  const { secretFindings: _f, filesScanned: _n, reportingMs: _r, ...rest } = input;
+  const written = await writeReports({ outDir, input: rest, knownSecrets: [], reportingMs: 0 });
+  return { outDir, written };
+}
+
 describe('the end of a CI run', () => {
   it('redacts a secret the engine did not know, everywhere, and fails the run', async () => {
-    const dir = await testTempDir('ci-reports');
-    dirs.push(dir);
-    const outDir = join(dir, 'out');
-    const logs = await ArtifactLogs.open(outDir);
-    const hosts = localHosts('node-a');
-    const build = makePlan(
-      [
-        task('wait-for-hosts', [], ['node-a'], [shell('connect', 'true')]),
-        task(
-          'prepare-linux',
-          ['wait-for-hosts'],
-          ['node-a'],
-          [shell('leak', `echo "key ${FAKE_KEY}" >&2; exit 2`)],
-        ),
-      ],
-      hosts,
-    );
-    const teardown = makePlan([task('cleanup', [], ['node-a'], [shell('reset', 'true')])], hosts);
-    const input = await runForSummary({
-      build,
-      teardown,
-      clusterDir: join(dir, 'cluster'),
-      listeners: [logs.listener],
-    });
-    await logs.close();
-    const { secretFindings: _f, filesScanned: _n, reportingMs: _r, ...rest } = input;
-    const written = await writeReports({ outDir, input: rest, knownSecrets: [], reportingMs: 0 });
+    const { outDir, written } = await buildAndReport([
+      task('wait-for-hosts', [], ['node-a'], [shell('connect', 'true')]),
+      task(
+        'prepare-linux',
+        ['wait-for-hosts'],
+        ['node-a'],
+        [shell('leak', `echo "key ${FAKE_KEY}" >&2; exit 2`)],
+      ),
+    ]);
 
     const files = (await readdir(outDir, { recursive: true, withFileTypes: true })).filter((e) => e.isFile());
     expect(files.map((f) => f.name).sort()).toEqual([
@@ -73,25 +80,9 @@ describe('the end of a CI run', () => {
   });
 
   it('fails a run that passed when the scan finds a secret', async () => {
-    const dir = await testTempDir('ci-reports');
-    dirs.push(dir);
-    const outDir = join(dir, 'out');
-    const logs = await ArtifactLogs.open(outDir);
-    const hosts = localHosts('node-a');
-    const build = makePlan(
-      [task('prepare-linux', [], ['node-a'], [shell('chatty', `echo "using ${FAKE_KEY}"`)])],
-      hosts,
-    );
-    const teardown = makePlan([task('cleanup', [], ['node-a'], [shell('reset', 'true')])], hosts);
-    const input = await runForSummary({
-      build,
-      teardown,
-      clusterDir: join(dir, 'cluster'),
-      listeners: [logs.listener],
-    });
-    await logs.close();
-    const { secretFindings: _f, filesScanned: _n, reportingMs: _r, ...rest } = input;
-    const written = await writeReports({ outDir, input: rest, knownSecrets: [], reportingMs: 0 });
+    const { written } = await buildAndReport([
+      task('prepare-linux', [], ['node-a'], [shell('chatty', `echo "using ${FAKE_KEY}"`)]),
+    ]);
     expect(written.summary.failures).toEqual([]);
     expect([written.summary.outcome, finalExitCode(written)]).toEqual(['failed', 1]);
     expect(written.summary.message).toMatch(

@@ -1,8 +1,9 @@
 import { readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { readSecrets, runPlan } from '../../src/engine/index.js';
+import { type RunPlanOptions, readSecrets, runPlan } from '../../src/engine/index.js';
 import { createPlaybookStepExecutor } from '../../src/playbook/step-executor.js';
+import type { Plan } from '../../src/types/plan.js';
 import { testTempDir } from '../helpers/temp.js';
 import { localHosts, localTransports, makePlan, recorder, shell, task } from './helpers.js';
 
@@ -16,6 +17,19 @@ async function freshDir(): Promise<string> {
 afterEach(async () => {
   await Promise.all(dirs.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
 });
+
+/** Runs the plan on local processes with its events recorded; `extra` adds run options (the step executor). */
+async function runRecorded(plan: Plan, clusterDir: string, extra: Partial<RunPlanOptions> = {}) {
+  const events = recorder();
+  const summary = await runPlan({
+    plan,
+    clusterDir,
+    transports: localTransports,
+    onEvent: events.onEvent,
+    ...extra,
+  });
+  return { events, summary };
+}
 
 const TOKEN = 'abcdef.0123456789abcdef';
 
@@ -47,8 +61,7 @@ describe('secret outputs', () => {
       ],
       localHosts('cp-1', 'w-1'),
     );
-    const events = recorder();
-    const summary = await runPlan({ plan, clusterDir, transports: localTransports, onEvent: events.onEvent });
+    const { events, summary } = await runRecorded(plan, clusterDir);
     expect(summary.status).toBe('failed');
     // The template did receive the real value.
     expect(summary.error).toContain('bad token ***');
@@ -92,8 +105,7 @@ describe('secret outputs', () => {
       ),
     ]);
     await runPlan({ plan, clusterDir, transports: localTransports, stopAfter: 'init' });
-    const events = recorder();
-    const summary = await runPlan({ plan, clusterDir, transports: localTransports, onEvent: events.onEvent });
+    const { events, summary } = await runRecorded(plan, clusterDir);
     expect(summary.status).toBe('succeeded');
     expect(events.started()).toEqual(['use']);
     expect((await readFile(join(dir, 'used'), 'utf8')).trim()).toBe(TOKEN);
@@ -146,14 +158,7 @@ describe('secrets derived from secret outputs', () => {
         ],
       ),
     ]);
-    const events = recorder();
-    const summary = await runPlan({
-      plan,
-      clusterDir,
-      transports: localTransports,
-      onEvent: events.onEvent,
-      ...playbookSteps,
-    });
+    const { events, summary } = await runRecorded(plan, clusterDir, playbookSteps);
     expect(summary.status).toBe('failed');
     const shown = `kubeadm join 10.0.0.1:6443 --token *** --discovery-token-ca-cert-hash ${CA_HASH} --control-plane --certificate-key ***`;
     const joinStep = events.of('step-end').find((e) => e.step === 'join');
@@ -193,14 +198,7 @@ describe('secrets derived from secret outputs', () => {
       ),
     ]);
     await runPlan({ plan, clusterDir, transports: localTransports, stopAfter: 'init', ...playbookSteps });
-    const events = recorder();
-    const summary = await runPlan({
-      plan,
-      clusterDir,
-      transports: localTransports,
-      onEvent: events.onEvent,
-      ...playbookSteps,
-    });
+    const { events, summary } = await runRecorded(plan, clusterDir, playbookSteps);
     expect(summary.status).toBe('succeeded');
     expect(events.started()).toEqual(['use']);
     expect(events.of('step-end')[0]?.result.stdout).toBe('key=*** token=***\n');
@@ -223,14 +221,7 @@ describe('secrets derived from secret outputs', () => {
         ],
       ),
     ]);
-    const events = recorder();
-    const summary = await runPlan({
-      plan,
-      clusterDir,
-      transports: localTransports,
-      onEvent: events.onEvent,
-      ...playbookSteps,
-    });
+    const { events, summary } = await runRecorded(plan, clusterDir, playbookSteps);
     expect(summary.failures).toEqual([
       {
         task: 'init',
