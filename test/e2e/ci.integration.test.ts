@@ -61,6 +61,28 @@ async function setup(name: string, windowsHost: string) {
 const readSummary = async (out: string) =>
   JSON.parse(await readFile(join(out, 'summary.json'), 'utf8')) as CiSummary;
 
+/** The run's junit.xml, checked against the JUnit schema. */
+async function validJunit(out: string): Promise<string> {
+  const xml = await readFile(join(out, 'junit.xml'), 'utf8');
+  expect((await validateJunit(xml)).output).toContain('validates');
+  return xml;
+}
+
+/**
+ * Runs `work` with PrepareNode.ps1 taking 10 minutes on the simulator (durations at full scale),
+ * so a build is surely still running when a test stops it; the environment is restored after.
+ */
+async function withSlowPrepareNode(work: () => Promise<void>): Promise<void> {
+  process.env['KUBEMIX_STANDIN_DURATIONS'] = JSON.stringify({ 'PrepareNode.ps1': 600_000 });
+  process.env['KUBEMIX_STANDIN_SCALE'] = '1';
+  try {
+    await work();
+  } finally {
+    delete process.env['KUBEMIX_STANDIN_DURATIONS'];
+    delete process.env['KUBEMIX_STANDIN_SCALE'];
+  }
+}
+
 /** `<testcase>`s of one suite: [name, what it holds (failure/error/skipped or nothing)]. */
 function cases(xml: string, suite: string): [string, string][] {
   const start = xml.indexOf(`<testsuite name="kubemix.${suite}"`);
@@ -99,8 +121,7 @@ describe('kubemix ci', () => {
     expect(run.exitCode).toBe(0);
     expect(run.stdout).toContain('kubemix ci: PASSED');
 
-    const xml = await readFile(join(out, 'junit.xml'), 'utf8');
-    expect((await validateJunit(xml)).output).toContain('validates');
+    const xml = await validJunit(out);
     const summary = await readSummary(out);
     const expected = summary.tasks.flatMap((t) => t.hosts.map((h) => `${t.name} on ${h.host}`));
     expect(expected.length).toBeGreaterThan(10);
@@ -180,8 +201,7 @@ describe('kubemix ci', () => {
     expect(run.exitCode).toBe(1);
     expect(run.stderr).toContain('FAILED prepare-windows on win-02: Install containerd');
 
-    const xml = await readFile(join(out, 'junit.xml'), 'utf8');
-    expect((await validateJunit(xml)).output).toContain('validates');
+    const xml = await validJunit(out);
     expect(cases(xml, 'build')).toContainEqual(['prepare-windows on win-02', 'failure']);
     const failure = xml.slice(xml.indexOf('<testcase name="prepare-windows on win-02"'));
     expect(failure).toMatch(
@@ -216,9 +236,7 @@ describe('kubemix ci', () => {
   it('stops the build on SIGTERM, runs the teardown, and exits non-zero', async () => {
     const { spec, clusterDir, out } = await setup('ci-sigterm', 'win-03');
     // PrepareNode.ps1 takes 10 minutes on the simulator: the build is surely mid-way when the signal comes.
-    process.env['KUBEMIX_STANDIN_DURATIONS'] = JSON.stringify({ 'PrepareNode.ps1': 600_000 });
-    process.env['KUBEMIX_STANDIN_SCALE'] = '1';
-    try {
+    await withSlowPrepareNode(async () => {
       const child = execa('node', [cli, 'ci', spec, '--cluster-dir', clusterDir, '--out', out], {
         reject: false,
         env: { CI: 'true' },
@@ -241,8 +259,7 @@ describe('kubemix ci', () => {
       expect(run.stderr).toContain('kubemix ci: SIGTERM: stopping the build; the teardown runs next');
       const summary = await readSummary(out);
       expect([summary.outcome, summary.teardown.status]).toEqual(['interrupted', 'passed']);
-      const xml = await readFile(join(out, 'junit.xml'), 'utf8');
-      expect((await validateJunit(xml)).output).toContain('validates');
+      const xml = await validJunit(out);
       expect(cases(xml, 'build')).toContainEqual(['prepare-windows on win-03', 'error']);
       expect(cases(xml, 'teardown').map(([n, s]) => `${n}: ${s}`)).toEqual([
         'cleanup on lab-01: passed',
@@ -250,10 +267,7 @@ describe('kubemix ci', () => {
         'cleanup on win-03: passed',
       ]);
       await expectLabClean('win-03');
-    } finally {
-      delete process.env['KUBEMIX_STANDIN_DURATIONS'];
-      delete process.env['KUBEMIX_STANDIN_SCALE'];
-    }
+    });
   });
 
   it('exits 3, loudly, when the teardown fails', async () => {
@@ -282,9 +296,7 @@ describe('kubemix ci', () => {
   it('stops the build when the time budget runs out, tears down, and exits 1', async () => {
     const { spec, clusterDir, out } = await setup('ci-timeout', 'win-05');
     // The build cannot finish: PrepareNode.ps1 takes 10 minutes on the simulator.
-    process.env['KUBEMIX_STANDIN_DURATIONS'] = JSON.stringify({ 'PrepareNode.ps1': 600_000 });
-    process.env['KUBEMIX_STANDIN_SCALE'] = '1';
-    try {
+    await withSlowPrepareNode(async () => {
       const run = await kubemix(['ci', spec, '--cluster-dir', clusterDir, '--out', out, '--timeout', '4s']);
       expect(run.exitCode).toBe(1);
       expect(run.stderr).toContain(
@@ -293,15 +305,11 @@ describe('kubemix ci', () => {
       const summary = await readSummary(out);
       expect([summary.outcome, summary.teardown.status]).toEqual(['timed-out', 'passed']);
       expect(summary.message).toMatch(/^timed out after 4s/);
-      const xml = await readFile(join(out, 'junit.xml'), 'utf8');
-      expect((await validateJunit(xml)).output).toContain('validates');
+      const xml = await validJunit(out);
       expect(xml).toContain('type="timed-out"');
       expect(cases(xml, 'teardown').every(([, status]) => status === 'passed')).toBe(true);
       await expectLabClean('win-05');
-    } finally {
-      delete process.env['KUBEMIX_STANDIN_DURATIONS'];
-      delete process.env['KUBEMIX_STANDIN_SCALE'];
-    }
+    });
   });
 
   it('keeps a failed cluster with --keep-on-failure, and says how to tear it down', async () => {
