@@ -32,6 +32,9 @@ export interface GoldenImage {
   volume: string;
 }
 
+const GOLDEN_PREFIX = 'golden-windows-';
+const GOLDEN_SUFFIX = '.qcow2';
+
 const digestOf = (image: CachedImage) => `${image.algorithm}:${image.digest}`;
 
 /** The golden volume for a Windows guest installed from these media. */
@@ -51,7 +54,7 @@ export function goldenImage(options: {
   // Fixed key order: the same key always hashes the same.
   const canonical = JSON.stringify([key.windowsIso, key.version, key.image, key.virtioIso, key.devices]);
   const hex = createHash('sha256').update(canonical).digest('hex').slice(0, 16);
-  return { key, volume: `golden-windows-${key.version}-${hex}.qcow2` };
+  return { key, volume: `${GOLDEN_PREFIX}${key.version}-${hex}${GOLDEN_SUFFIX}` };
 }
 
 /**
@@ -61,7 +64,8 @@ export function goldenImage(options: {
  * allocated clusters only) into a hidden partial file named after the cluster, made 0644 like the
  * other cached images, then renamed into place — a rename is atomic, so a run that dies midway
  * leaves only the partial, never a half-written golden volume that another cluster would trust
- * (the next capture by that cluster removes the partial first; `down` does not look for it yet).
+ * (the next capture by that cluster removes the partial first; `down` removes it, and its leak
+ * check reports one left: {@link clusterPartialsPattern}).
  * The pool must be refreshed afterwards for libvirt to list the volume.
  */
 export function captureGoldenCommand(options: {
@@ -71,7 +75,7 @@ export function captureGoldenCommand(options: {
   volume: string;
   cluster: string;
 }): string {
-  const partial = shQuote(`${options.poolPath}/.${options.volume}.${options.cluster}.partial`);
+  const partial = shQuote(`${options.poolPath}/${capturePartialName(options.volume, options.cluster)}`);
   const target = shQuote(`${options.poolPath}/${options.volume}`);
   return [
     `rm -f -- ${partial}`,
@@ -80,3 +84,16 @@ export function captureGoldenCommand(options: {
     `mv -f -- ${partial} ${target}`,
   ].join(' && ');
 }
+
+/** The hidden file a capture by `cluster` writes before renaming it into `volume`. */
+export const capturePartialName = (volume: string, cluster: string): string =>
+  `.${volume}.${cluster}.partial`;
+
+/**
+ * A shell glob, to follow `<pool path>/`, for every capture partial of `cluster` whatever the
+ * golden volume (the spec may have changed since the capture). It cannot match another
+ * cluster's: the part after the volume's `.qcow2` is exactly `.<cluster>.partial`, a cluster name
+ * is a DNS label (no dot), and a golden volume's name has no `.qcow2.` inside it.
+ */
+export const clusterPartialsPattern = (cluster: string): string =>
+  `${shQuote(`.${GOLDEN_PREFIX}`)}*${shQuote(`${GOLDEN_SUFFIX}.${cluster}.partial`)}`;
