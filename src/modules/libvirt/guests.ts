@@ -3,7 +3,7 @@ import type { GuestDefinition, GuestDisk } from '../../provider/libvirt/guest.js
 import { isoScript } from '../../provider/libvirt/iso.js';
 import { clusterFilesDir } from '../../provider/libvirt/names.js';
 import { overlayVolumeXml } from '../../provider/libvirt/storage-xml.js';
-import { installConfigFiles } from '../../provider/libvirt/windows/config-iso.js';
+import { windowsConfigFiles } from '../../provider/libvirt/windows/config-iso.js';
 import {
   chooseHyperv,
   type HypervChoice,
@@ -49,6 +49,25 @@ function guestResources(
   ];
 }
 
+/** Makes a copy-on-write overlay volume on a base file of the pool; returns why not, or undefined. */
+function* makeOverlay(
+  args: GuestsArgs,
+  dir: string,
+  volume: string,
+  base: Omit<Parameters<typeof overlayVolumeXml>[0], 'name'>,
+): Step {
+  const file = `${dir}/${volume}.xml`;
+  const put = yield {
+    kind: 'put',
+    remotePath: file,
+    content: overlayVolumeXml({ name: volume, ...base }),
+    mode: 0o644,
+  };
+  if (put.failed) return `cannot write ${file}: ${reason(put)}`;
+  const made = yield { kind: 'exec', command: virsh(args.uri, 'vol-create', args.pool, file) };
+  return made.failed ? `cannot create volume ${volume}: ${reason(made)}` : undefined;
+}
+
 /** Makes one disk's volume; returns why not, or undefined. */
 function* makeVolume(
   args: GuestsArgs,
@@ -61,18 +80,24 @@ function* makeVolume(
   switch (source.kind) {
     case 'cached':
       return undefined;
-    case 'overlay': {
-      const file = `${dir}/${disk.volume}.xml`;
-      const xml = overlayVolumeXml({
-        name: disk.volume,
+    case 'overlay':
+      return yield* makeOverlay(args, dir, disk.volume, {
         sizeGiB: source.sizeGiB,
         basePath: `${poolPath}/${source.base.volume}`,
         baseFormat: source.base.format,
       });
-      const put = yield { kind: 'put', remotePath: file, content: xml, mode: 0o644 };
-      if (put.failed) return `cannot write ${file}: ${reason(put)}`;
-      const made = yield { kind: 'exec', command: virsh(args.uri, 'vol-create', args.pool, file) };
-      return made.failed ? `cannot create volume ${disk.volume}: ${reason(made)}` : undefined;
+    case 'golden-overlay': {
+      // The golden volume is captured on this hypervisor, never downloaded: without it the overlay
+      // would fail inside qemu-img with a message that does not say why.
+      const base = `${poolPath}/${source.golden.volume}`;
+      const there = yield { kind: 'exec', command: `test -f ${shQuote(base)}` };
+      if (there.failed)
+        return `the golden Windows volume ${source.golden.volume} is not in the pool (${base}): it is captured from the first Windows guest`;
+      return yield* makeOverlay(args, dir, disk.volume, {
+        sizeGiB: source.sizeGiB,
+        basePath: base,
+        baseFormat: 'qcow2',
+      });
     }
     case 'blank': {
       const made = yield {
@@ -103,7 +128,11 @@ function* makeVolume(
       return yield* makeConfigIso(args, poolPath, disk.volume, {
         staging: `${dir}/${guest.node}.config`,
         label: 'KUBEMIX',
-        files: installConfigFiles({ ...source.config, administratorPassword: password }),
+        // An installed guest's answers install Windows; a golden overlay's only specialize it.
+        files: windowsConfigFiles(source.answers ?? 'install', {
+          ...source.config,
+          administratorPassword: password,
+        }),
         secret: true,
       });
     }
