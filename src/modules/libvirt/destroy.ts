@@ -26,7 +26,7 @@ const deleted = (context: ModuleContext, r: ProviderResource) =>
   resource(context, r.kind, r.name, 'deleted', r.details);
 
 /** Removes a domain, running or not; a domain that is gone already is fine. */
-function destroyDomainScript(uri: string, domain: string): string {
+export function destroyDomainScript(uri: string, domain: string): string {
   return [
     `if ${virsh(uri, 'dominfo', domain)} >/dev/null 2>&1; then`,
     `  ${virsh(uri, 'destroy', domain)} >/dev/null 2>&1 || true`,
@@ -37,7 +37,7 @@ function destroyDomainScript(uri: string, domain: string): string {
 }
 
 /** Deletes a volume unless it is gone already. */
-const deleteVolumeScript = (uri: string, pool: string, volume: string) =>
+export const deleteVolumeScript = (uri: string, pool: string, volume: string) =>
   `if ${virsh(uri, 'vol-info', '--pool', pool, volume)} >/dev/null 2>&1; then ${virsh(uri, 'vol-delete', '--pool', pool, volume)} >/dev/null; fi`;
 
 /**

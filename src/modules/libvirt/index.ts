@@ -1,4 +1,5 @@
 export { libvirtDestroyGuestsModule, libvirtDestroyNetworkModule } from './destroy.js';
+export { libvirtGoldenCaptureModule } from './golden-capture.js';
 export { libvirtGuestsModule } from './guests.js';
 export { libvirtImagesModule } from './images.js';
 export { libvirtInspectModule, libvirtLeakCheckModule } from './leak-check.js';

@@ -69,7 +69,10 @@ function prepareSteps(layout: LibvirtLayout, common: Record<string, string>): Pl
             memoryMiB: g.memoryMiB,
             diskGiB: g.disks.reduce(
               (sum, d) =>
-                sum + (d.source.kind === 'overlay' || d.source.kind === 'golden-overlay' || d.source.kind === 'blank'
+                sum +
+                (d.source.kind === 'overlay' ||
+                d.source.kind === 'golden-overlay' ||
+                d.source.kind === 'blank'
                   ? d.source.sizeGiB
                   : 0),
               0,

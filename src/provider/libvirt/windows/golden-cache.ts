@@ -62,8 +62,10 @@ export function goldenImage(options: {
  * golden volume: `qemu-img convert` from qcow2 (the format is given: never probed from a disk
  * the guest wrote) to a standalone qcow2 (qemu-img(1): no backing file,
  * allocated clusters only) into a hidden partial file named after the cluster, made 0644 like the
- * other cached images, then renamed into place — a rename is atomic, so a run that dies midway
- * leaves only the partial, never a half-written golden volume that another cluster would trust
+ * other cached images, then linked into place and the partial name removed — link(2) is atomic
+ * and never replaces an existing name, so a run that dies midway leaves only the partial, never
+ * a half-written golden volume that another cluster would trust, and a golden volume another
+ * cluster captured first (whose overlays may be running) is never overwritten
  * (the next capture by that cluster removes the partial first; `down` removes it, and its leak
  * check reports one left: {@link clusterPartialsPattern}).
  * The pool must be refreshed afterwards for libvirt to list the volume.
@@ -81,11 +83,14 @@ export function captureGoldenCommand(options: {
     `rm -f -- ${partial}`,
     `qemu-img convert -f qcow2 -O qcow2 -- ${shQuote(options.sourcePath)} ${partial}`,
     `chmod 0644 -- ${partial}`,
-    `mv -f -- ${partial} ${target}`,
+    // link(2) never replaces: a golden volume another cluster captured meanwhile (and its
+    // overlays may already use) is kept, and this capture is dropped.
+    `{ ln -- ${partial} ${target} 2>/dev/null || test -e ${target}; }`,
+    `rm -f -- ${partial}`,
   ].join(' && ');
 }
 
-/** The hidden file a capture by `cluster` writes before renaming it into `volume`. */
+/** The hidden file a capture by `cluster` writes before linking it into place as `volume`. */
 export const capturePartialName = (volume: string, cluster: string): string =>
   `.${volume}.${cluster}.partial`;
 
