@@ -8,5 +8,6 @@ export { libvirtPreflightModule } from './preflight.js';
 export { libvirtRemoveConfigIsoModule } from './remove-config-iso.js';
 export { libvirtTunnelModule } from './tunnel.js';
 export { windowsFirstLogonModule } from './windows-first-logon.js';
+export { windowsGeneralizeModule } from './windows-generalize.js';
 export { libvirtWindowsInstallModule } from './windows-install.js';
 export { libvirtWindowsPasswordsModule } from './windows-passwords.js';
