@@ -47,15 +47,19 @@ function input(node: string): GuestInput {
   };
 }
 
-const args = (guest: GuestDefinition) => ({
-  uri: 'qemu:///system',
-  cluster: 'lab',
-  dataDir: '/var/lib/kubemix',
-  pool: 'kubemix',
-  accel: 'qemu',
-  hypervisors: { node1: [guest] },
-  passwords: { [guest.node]: PASSWORD },
-});
+const args = (guest: GuestDefinition | GuestDefinition[], extra: Record<string, unknown> = {}) => {
+  const guests = Array.isArray(guest) ? guest : [guest];
+  return {
+    uri: 'qemu:///system',
+    cluster: 'lab',
+    dataDir: '/var/lib/kubemix',
+    pool: 'kubemix',
+    accel: 'qemu',
+    hypervisors: { node1: guests },
+    passwords: Object.fromEntries(guests.map((g) => [g.node, PASSWORD])),
+    ...extra,
+  };
+};
 
 const poolXml = `<pool type="dir"><name>kubemix</name><target><path>${POOL_PATH}</path></target></pool>`;
 
@@ -63,11 +67,15 @@ const poolXml = `<pool type="dir"><name>kubemix</name><target><path>${POOL_PATH}
  * Answers every action with success, `answers` first for the commands they match (the first
  * matching entry per command); returns the actions taken.
  */
-function run(guest: GuestDefinition, answers: Array<[RegExp, ReturnType<typeof result>]> = []) {
+function run(
+  guest: GuestDefinition | GuestDefinition[],
+  answers: Array<[RegExp, ReturnType<typeof result>]> = [],
+  extra: Record<string, unknown> = {},
+) {
   const results = [];
   const actions: ModuleAction[] = [];
   const module = libvirtGuestsModule;
-  const generator = module.run(module.parseArgs(args(guest)), context());
+  const generator = module.run(module.parseArgs(args(guest, extra)), context());
   let next = generator.next();
   while (!next.done) {
     const action = next.value;
@@ -160,5 +168,39 @@ describe('libvirt_guests: a resumed run', () => {
     ]);
     expect(outcome).toMatchObject({ failed: false, changed: false });
     expect(commands.some((c) => c.startsWith('test -f'))).toBe(false);
+  });
+});
+
+describe('libvirt_guests with the golden image plan (create-hosts and the golden-image task)', () => {
+  const overlays = ['win-1', 'win-2', 'win-3'].map((node) => windowsGoldenGuest(input(node), golden));
+  const goldenArg = { golden: { node1: { volume: golden.volume, install: windowsGuest(input('win-1')) } } };
+  const defined = (actions: ModuleAction[]) =>
+    execs(actions)
+      .filter((c) => c.includes("'start'"))
+      .map((c) => /'start' '([^']+)'/.exec(c)?.[1]);
+  const missing: [RegExp, ReturnType<typeof result>] = [
+    new RegExp(`^test -f '${POOL_PATH}/${golden.volume}'$`),
+    result('', { exitCode: 1 }),
+  ];
+
+  it('without the golden volume: installs the first Windows guest from the ISO, the others wait; registers capture', () => {
+    const { actions, outcome } = run(overlays, [missing], goldenArg);
+    expect(outcome).toMatchObject({ failed: false, data: { golden: 'capture', guests: ['lab.win-1'] } });
+    expect(defined(actions)).toEqual(['lab.win-1']);
+    expect(
+      execs(actions).some((c) => c.includes("'vol-create-as' 'kubemix' 'lab.win-1.disk.qcow2' '40G'")),
+    ).toBe(true);
+    const answer = puts(actions).find((p) => p.remotePath.endsWith('/win-1.config/Autounattend.xml'));
+    expect(String(answer?.content)).toContain('<settings pass="windowsPE">');
+    // Only what is made is recorded as intended: down has nothing of the waiting guests to look for.
+    const intent = actions.find((a) => a.kind === 'record') as Extract<ModuleAction, { kind: 'record' }>;
+    expect(intent.update.resources?.map((r) => r.name).filter((n) => n.includes('win-2'))).toEqual([]);
+  });
+
+  it('with the golden volume: every Windows guest is an overlay; registers exists', () => {
+    const { actions, outcome } = run(overlays, [], goldenArg);
+    expect(outcome).toMatchObject({ failed: false, data: { golden: 'exists' } });
+    expect(defined(actions)).toEqual(['lab.win-1', 'lab.win-2', 'lab.win-3']);
+    expect(execs(actions).some((c) => c.includes("'vol-create-as'"))).toBe(false);
   });
 });
