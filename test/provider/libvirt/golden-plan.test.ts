@@ -158,7 +158,7 @@ describe('plan with windows.goldenImage', () => {
     const p = plan(true, 2);
     expect(task(p, 'golden-image').hosts).toEqual(['hv-1', 'hv-2']);
     const firsts = ['hv-1', 'hv-2'].map(
-      (name) => (p.hosts.find((h) => h.name === name)!.vars?.['golden_first'] as { node: string }).node,
+      (name) => (p.hosts.find((h) => h.name === name)!.vars!['golden_first'] as { node: string }).node,
     );
     expect(new Set(firsts).size).toBe(2);
     for (const [i, name] of ['hv-1', 'hv-2'].entries())
