@@ -160,8 +160,9 @@ function guestsArgs(layout: LibvirtLayout, common: Record<string, string>, windo
 }
 
 /**
- * The golden image task, on each hypervisor where create-hosts found no golden volume
- * (`golden == 'capture'`): its first Windows guest, installed from the ISO, is watched until it
+ * The golden image task, on each hypervisor with Windows guests. It first decides again whether
+ * the golden volume is there (libvirt_guests, as create-hosts: a resumed run may find it made);
+ * where it is not (`golden == 'capture'`), its first Windows guest, installed from the ISO, is watched until it
  * answers, its first logon awaited and its config ISO removed (as wait-for-hosts does), then it
  * is generalized over its own connection, and the hypervisor waits for sysprep's shut-off,
  * captures the disk as the golden volume and removes the installed guest. Then, on every such
@@ -175,6 +176,13 @@ function goldenSteps(
   const capturing = { when: `outputs.${GUESTS_OUTPUT}.golden == 'capture'` };
   const onFirst = { ...capturing, delegateTo: '{{ golden_first.node }}' };
   return [
+    {
+      // Decided again here, not taken from create-hosts: a resumed run may find the volume made.
+      name: 'look for the golden volume again (with it, the Windows guests are made as overlays now)',
+      module: 'libvirt_guests',
+      register: GUESTS_OUTPUT,
+      args: guestsArgs(layout, common, true),
+    },
     {
       name: 'Windows unattended install of the first Windows guest (watched from the hypervisor)',
       module: 'libvirt_windows_install',

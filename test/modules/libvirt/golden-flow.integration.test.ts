@@ -177,6 +177,9 @@ describe('golden image flow on the hypervisor (real libvirtd + QEMU TCG; stand-i
     });
     expect(await clusterDomains('--all')).toEqual([`${cluster}.win-1`]);
     expect(await backingOf(`${cluster}.win-1.disk.qcow2`)).toBeUndefined();
+    // The golden-image task decides again first: nothing new while the volume is still missing.
+    const again = await runHere(libvirtGuestsModule, guestsArgs);
+    expect(again).toMatchObject({ failed: false, changed: false, data: { golden: 'capture' } });
 
     // The golden-image task's hypervisor steps (the guest's own steps run over its connection).
     const devices = guestDeviceVars(install);

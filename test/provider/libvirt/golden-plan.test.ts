@@ -62,6 +62,7 @@ describe('plan with windows.goldenImage', () => {
     expect(task(p, 'wait-for-hosts').needs).toEqual(['golden-image']);
     expect(task(p, 'golden-image').hosts).toEqual(['hypervisor-01']);
     expect(task(p, 'golden-image').steps.map((s) => s.module)).toEqual([
+      'libvirt_guests',
       'libvirt_windows_install',
       'windows_first_logon',
       'libvirt_remove_config_iso',
@@ -111,7 +112,10 @@ describe('plan with windows.goldenImage', () => {
 
   it('runs the capture steps only where create-hosts found no golden volume, on the first guest where it must', () => {
     const steps = task(plan(true), 'golden-image').steps;
-    for (const step of steps.slice(0, 5))
+    // The decision is made again first (registered over create-hosts' own), then the capture steps follow it.
+    expect(steps[0]!.register).toBe('libvirt_guests');
+    expect(steps[0]!.keywords?.['when']).toBeUndefined();
+    for (const step of steps.slice(1, 6))
       expect(step.keywords?.['when']).toBe("outputs.libvirt_guests.golden == 'capture'");
     expect(steps.find((s) => s.module === 'windows_generalize')!.keywords?.['delegateTo']).toBe(
       '{{ golden_first.node }}',
