@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -138,6 +138,7 @@ afterAll(async () => {
   for (const domain of domains) {
     await lv('destroy', domain);
     await lv('undefine', '--nvram', domain);
+    rmSync(`/var/log/libvirt/qemu/${domain}.log`, { force: true });
   }
   await removeTestStorage({ dataDir, pool });
   await libvirtd?.stop();

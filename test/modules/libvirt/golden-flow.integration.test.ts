@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -157,9 +157,12 @@ afterAll(async () => {
   for (const node of nodes) {
     await lv('destroy', `${cluster}.${node}`);
     await lv('undefine', '--nvram', `${cluster}.${node}`);
+    rmSync(`/var/log/libvirt/qemu/${cluster}.${node}.log`, { force: true });
   }
   await lv('net-destroy', network);
   await lv('net-undefine', network);
+  // libvirt 9 keeps the network's port records after net-undefine (as libvirt_destroy_network knows).
+  rmSync(`/run/libvirt/network/${network}`, { recursive: true, force: true });
   await removeTestStorage({ dataDir, pool });
   await libvirtd?.stop();
 }, 120_000);
