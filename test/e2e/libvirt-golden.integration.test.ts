@@ -11,6 +11,9 @@ import {
 } from '../../fixtures/libvirt/lab.js';
 import { ensureLibvirtd, type TestLibvirtd, virsh } from '../../fixtures/libvirt/libvirtd.js';
 import { type TestCluster, uniqueTestCluster } from '../../fixtures/libvirt/test-cluster.js';
+import { cachedImage } from '../../src/provider/libvirt/image.js';
+import { goldenImage } from '../../src/provider/libvirt/windows/golden-cache.js';
+import { defaultWindowsImage } from '../../src/provider/libvirt/windows/guest.js';
 import { testTempDir } from '../helpers/temp.js';
 import { kubemix, tempClusterDir } from './helpers.js';
 
@@ -24,6 +27,7 @@ let cluster: TestCluster;
 let libvirtd: TestLibvirtd;
 let spec: string;
 let clusterDir: string;
+let windowsIso: { source: string; sha256: string };
 
 const domains = async () =>
   (await virsh('list', '--all', '--name'))
@@ -45,10 +49,11 @@ beforeAll(async () => {
   const iso = join(media, 'not-windows.iso');
   execFileSync('genisoimage', ['-quiet', '-o', iso, '-V', 'NOTWIN', join(media, 'content')]);
   clusterDir = join(await tempClusterDir(), 'cluster');
+  windowsIso = { source: iso, sha256: await sha256File(iso) };
   spec = await writeLibvirtSpec(join(clusterDir, '..', 'golden.yaml'), {
     ...cluster,
     image: { source: image.path, sha256: image.sha256 },
-    windows: { count: 2, iso: { source: iso, sha256: await sha256File(iso) } },
+    windows: { count: 2, iso: windowsIso },
     windowsInstallMinutes: 1,
     windowsGoldenImage: true,
   });
@@ -102,6 +107,56 @@ describe('kubemix up with windows.goldenImage on libvirt (stand-in ISO, no Windo
   });
 
   it('down removes everything of the cluster; no golden volume was made', async () => {
+    const down = await kubemix(['down', spec, '--cluster-dir', clusterDir, '--purge-images']);
+    expect(down.exitCode, `${down.stdout}\n${down.stderr}`).toBe(0);
+    expect(await leftovers(cluster)).toEqual([]);
+    expect((await virsh('vol-list', '--pool', cluster.pool)).trim()).toBe('');
+  });
+});
+
+describe('kubemix up with windows.goldenImage when the hypervisor has the golden volume', () => {
+  it('makes every Windows guest an overlay on it at create-hosts; the golden-image task captures nothing', {
+    timeout: 10 * 60_000,
+  }, async () => {
+    const prepared = await kubemix([
+      'up',
+      spec,
+      '--cluster-dir',
+      clusterDir,
+      '--stop-after',
+      'prepare-provider',
+    ]);
+    expect(prepared.exitCode, `${prepared.stdout}\n${prepared.stderr}`).toBe(0);
+    // A STAND-IN golden volume (an empty qcow2, not a generalized Windows), where a capture puts it.
+    const golden = goldenImage({
+      windowsIso: cachedImage(windowsIso, 'iso'),
+      version: '2022',
+      image: defaultWindowsImage('2022'),
+    }).volume;
+    execFileSync('qemu-img', ['create', '-q', '-f', 'qcow2', join(cluster.dataDir, 'pool', golden), '1G']);
+    await virsh('pool-refresh', cluster.pool);
+
+    const up = await kubemix(['up', spec, '--cluster-dir', clusterDir, '--stop-after', 'golden-image']);
+    expect(up.exitCode, `${up.stdout}\n${up.stderr}`).toBe(0);
+    expect(await domains()).toEqual([
+      `${cluster.name}.controller-01`,
+      `${cluster.name}.windows-01`,
+      `${cluster.name}.windows-02`,
+    ]);
+    for (const node of ['windows-01', 'windows-02']) {
+      const volume = await virsh('vol-dumpxml', '--pool', cluster.pool, `${cluster.name}.${node}.disk.qcow2`);
+      expect(volume).toContain(`<path>${join(cluster.dataDir, 'pool', golden)}</path>`);
+      // No install medium: the overlay only specializes.
+      expect(await virsh('dumpxml', `${cluster.name}.${node}`)).not.toMatch(
+        /volume='base-sha256-[0-9a-f]{16}\.iso'/,
+      );
+    }
+    const state = JSON.parse(await readFile(join(clusterDir, 'state.json'), 'utf8')) as {
+      outputs: Record<string, Record<string, { golden?: string }>>;
+    };
+    expect(state.outputs['hypervisor-01']?.['libvirt_guests']?.golden).toBe('exists');
+
+    // down keeps the golden volume for the next cluster; --purge-images removes it once unused.
     const down = await kubemix(['down', spec, '--cluster-dir', clusterDir, '--purge-images']);
     expect(down.exitCode, `${down.stdout}\n${down.stderr}`).toBe(0);
     expect(await leftovers(cluster)).toEqual([]);

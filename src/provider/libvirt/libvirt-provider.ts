@@ -174,7 +174,13 @@ function goldenSteps(
   timeoutMinutes: number,
 ): PlanStep[] {
   const capturing = { when: `outputs.${GUESTS_OUTPUT}.golden == 'capture'` };
-  const onFirst = { ...capturing, delegateTo: '{{ golden_first.node }}' };
+  // The playbook layer connects to a step's delegate before it reads `when`: without capture the
+  // first guest is a fresh overlay that does not answer yet, so the step stays on the hypervisor
+  // (delegating to itself is no delegation) and is skipped there.
+  const onFirst = {
+    ...capturing,
+    delegateTo: `{{ golden_first.node if outputs.${GUESTS_OUTPUT}.golden == 'capture' else inventory_hostname }}`,
+  };
   return [
     {
       // Decided again here, not taken from create-hosts: a resumed run may find the volume made.

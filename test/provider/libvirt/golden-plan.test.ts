@@ -6,7 +6,7 @@ import { cachedImage } from '../../../src/provider/libvirt/image.js';
 import { goldenImage } from '../../../src/provider/libvirt/windows/golden-cache.js';
 import type { ClusterSpecInput } from '../../../src/spec/schema.js';
 import { validateSpecInput } from '../../../src/spec/validate.js';
-import { evaluateCondition, renderValue } from '../../../src/template/render.js';
+import { evaluateCondition, renderString, renderValue } from '../../../src/template/render.js';
 import type { Plan } from '../../../src/types/plan.js';
 import { loadVersions } from '../../../src/versions/versions.js';
 
@@ -117,9 +117,19 @@ describe('plan with windows.goldenImage', () => {
     expect(steps[0]!.keywords?.['when']).toBeUndefined();
     for (const step of steps.slice(1, 6))
       expect(step.keywords?.['when']).toBe("outputs.libvirt_guests.golden == 'capture'");
-    expect(steps.find((s) => s.module === 'windows_generalize')!.keywords?.['delegateTo']).toBe(
-      '{{ golden_first.node }}',
-    );
+    // Delegated to the first guest only when capturing: the step's delegate is connected to
+    // before its `when` is read, and an overlay just made does not answer yet.
+    const hv = plan(true).hosts.find((h) => h.name === 'hypervisor-01')!;
+    for (const module of ['windows_first_logon', 'windows_generalize']) {
+      const delegateTo = steps.find((s) => s.module === module)!.keywords?.['delegateTo'];
+      const scope = (golden: string) => ({
+        ...hv.vars,
+        inventory_hostname: 'hypervisor-01',
+        outputs: { libvirt_guests: { golden } },
+      });
+      expect(renderString(String(delegateTo), scope('capture'))).toBe('win-01');
+      expect(renderString(String(delegateTo), scope('exists'))).toBe('hypervisor-01');
+    }
     expect(steps.find((s) => s.module === 'libvirt_golden_capture')!.args).toMatchObject({
       domain: '{{ golden_first.domain }}',
       disk: '{{ golden_first.disk_volume }}',
