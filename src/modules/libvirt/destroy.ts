@@ -42,7 +42,7 @@ export const deleteVolumeScript = (uri: string, pool: string, volume: string) =>
 
 /**
  * Removes the cluster's golden image capture partials from the pool directory (a capture that
- * died before its rename: golden-cache.ts); prints each one removed.
+ * died before linking it into place: golden-cache.ts); prints each one removed.
  */
 function removeCapturePartialsScript(uri: string, pool: string, cluster: string): string {
   return [

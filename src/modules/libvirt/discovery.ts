@@ -106,7 +106,7 @@ export function discoveryScript(names: ClusterNames): string {
     ...link('bridge', names.bridge),
     ...link('tunnel', names.tunnel),
     `for f in ${files.join(' ')}; do if [ -e "$f" ]; then echo "file $f"; fi; done`,
-    // A golden image capture the cluster began and never renamed into place (golden-cache.ts).
+    // A golden image capture the cluster began and never linked into place (golden-cache.ts).
     poolPathAssignment('pool_path', names.uri, names.pool),
     `if [ -n "$pool_path" ]; then for f in "$pool_path"/${clusterPartialsPattern(names.cluster)}; do if [ -e "$f" ]; then echo "file $f"; fi; done; fi`,
     `if command -v iptables-save >/dev/null 2>&1; then iptables-save 2>/dev/null | ${rules} | sed 's/^/firewall iptables: /'; fi`,
