@@ -57,6 +57,10 @@ export class TransportPool {
    * never connects before a task runs. Later get() calls return the same transport.
    */
   unconnected(host: InventoryHost): Transport {
+    // An earlier task may have connected to the host already (a provider task delegating to a
+    // machine it then made again): that transport is closed, not left open beside the new one.
+    const previous = this.open.get(host.name);
+    if (previous) void previous.then((t) => t.close()).catch(() => undefined);
     const transport = this.factory(host);
     this.open.set(host.name, Promise.resolve(transport));
     return transport;

@@ -22,6 +22,7 @@ import { setFactModule } from './flow/set-fact.js';
 import {
   libvirtDestroyGuestsModule,
   libvirtDestroyNetworkModule,
+  libvirtGoldenCaptureModule,
   libvirtGuestsModule,
   libvirtImagesModule,
   libvirtInspectModule,
@@ -33,6 +34,7 @@ import {
   libvirtWindowsInstallModule,
   libvirtWindowsPasswordsModule,
   windowsFirstLogonModule,
+  windowsGeneralizeModule,
 } from './libvirt/index.js';
 import { waitForModule } from './net/wait-for.js';
 import { waitForConnectionModule } from './net/wait-for-connection.js';
@@ -128,6 +130,8 @@ for (const module of [
   libvirtWindowsInstallModule,
   windowsFirstLogonModule,
   libvirtRemoveConfigIsoModule,
+  windowsGeneralizeModule,
+  libvirtGoldenCaptureModule,
 ] as Module<any>[]) {
   registerModule(module);
 }

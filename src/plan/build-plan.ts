@@ -103,17 +103,18 @@ export function buildPlan(options: BuildPlanOptions): Plan {
   const windowsWorkers = nodes.filter((h) => h.os === 'windows');
 
   const drafts: TaskDraft[] = [providerDraft('prepare-provider', [], providerPlan.prepare)];
-  const { createNetwork, createHosts } = providerPlan;
+  const { createNetwork, createHosts, goldenImage } = providerPlan;
   if (createNetwork && createHosts) {
     drafts.push(
       providerDraft('create-network', ['prepare-provider'], createNetwork),
       providerDraft('create-hosts', ['create-network'], createHosts),
     );
+    if (goldenImage) drafts.push(providerDraft('golden-image', ['create-hosts'], goldenImage));
   }
   drafts.push({
     name: 'wait-for-hosts',
     description: 'Wait until every node answers over its connection',
-    needs: [createHosts ? 'create-hosts' : 'prepare-provider'],
+    needs: [createHosts && goldenImage ? 'golden-image' : createHosts ? 'create-hosts' : 'prepare-provider'],
     hosts: nodes,
     steps: [
       ...(providerPlan.beforeConnectSteps ?? []),

@@ -28,8 +28,11 @@ export function formatPlan(plan: Plan): string {
     // Where a provider placed a guest, and the host connections go through to reach it.
     const placed = typeof host.vars?.['hypervisor'] === 'string' ? `, on ${host.vars['hypervisor']}` : '';
     const via = host.jump ? ` via ${host.jump.name}` : '';
+    // A Windows guest with the golden image: installed and generalized, or an overlay on it.
+    const golden =
+      typeof host.vars?.['libvirt_golden'] === 'string' ? `; ${host.vars['libvirt_golden']}` : '';
     lines.push(
-      `  ${host.name.padEnd(width)}  ${host.role.padEnd(13)} ${host.os}${extra}, ${host.connection} ${address}${via}${placed}`,
+      `  ${host.name.padEnd(width)}  ${host.role.padEnd(13)} ${host.os}${extra}, ${host.connection} ${address}${via}${placed}${golden}`,
     );
   }
   lines.push('', 'Tasks:');

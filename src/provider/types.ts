@@ -43,6 +43,11 @@ export interface ProviderPlan {
   /** Absent for providers that create no machines (static). */
   createNetwork?: ProviderTask;
   createHosts?: ProviderTask;
+  /**
+   * Between create-hosts and wait-for-hosts: a provider's work on machines it created before
+   * they are waited for (libvirt: the Windows golden image, made from the first Windows guest).
+   */
+  goldenImage?: ProviderTask;
   /** How long wait-for-hosts waits for a node to answer. */
   waitTimeoutSec: number;
   /**

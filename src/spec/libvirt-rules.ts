@@ -1,5 +1,5 @@
 import type { CrossFieldRule } from './rule-helpers.js';
-import { DEFAULT_TUNNEL_PORT, WINDOWS_VXLAN_PORT } from './schema.js';
+import { DEFAULT_TUNNEL_PORT, DEFAULT_WINDOWS_VERSION, WINDOWS_VXLAN_PORT } from './schema.js';
 import type { RuleIssue } from './spec-view.js';
 
 const isLocal = (address: string | undefined) =>
@@ -11,7 +11,7 @@ const isLocal = (address: string | undefined) =>
  * password, or logs in with the cluster key over SSH); several hypervisors need addresses the
  * others reach (the tunnel runs between them) and a tunnel port other than flannel's; guests of a
  * remote gateway hypervisor are reached through it over SSH, which WinRM cannot do; the golden
- * image is not built yet.
+ * image is made from one Windows version.
  */
 export const libvirtRules: CrossFieldRule = (spec) => {
   if (spec.provider.type !== 'libvirt') return [];
@@ -53,11 +53,11 @@ export const libvirtRules: CrossFieldRule = (spec) => {
       path: ['provider', 'tunnel', 'port'],
       message: `must differ from the guests' flannel port ${flannelPort} (network.flannel.port)`,
     });
-  if (spec.provider.goldenImage === true)
+  const versions = new Set(windowsGroups.map((g) => String(g.windowsVersion ?? DEFAULT_WINDOWS_VERSION)));
+  if (spec.provider.goldenImage === true && versions.size > 1)
     issues.push({
       path: ['provider', 'windows', 'goldenImage'],
-      message:
-        'is not built yet: kubemix writes the sysprep and specialize answer files, but does not yet keep the generalized disk; every Windows guest installs from the ISO',
+      message: `makes one golden image per hypervisor from one Windows version: give every Windows group the same windowsVersion (found ${[...versions].sort().join(', ')})`,
     });
   return issues;
 };

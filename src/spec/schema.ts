@@ -274,7 +274,7 @@ export const providerSchema = z.discriminatedUnion('type', [
           .boolean()
           .default(false)
           .describe(
-            'Generalize the first install into a cached base volume for later Windows guests (not built yet: refused).',
+            'Generalize the first Windows install on each hypervisor (sysprep) into a cached golden volume; Windows guests are overlays on it, specialized by a small answer file.',
           ),
       })
       .prefault({}),

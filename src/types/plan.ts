@@ -5,6 +5,7 @@ export const TASK_NAMES = [
   'prepare-provider',
   'create-network',
   'create-hosts',
+  'golden-image',
   'wait-for-hosts',
   'prepare-linux',
   'init-control-plane',

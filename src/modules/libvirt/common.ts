@@ -86,6 +86,13 @@ export const reason = (result: CommandResult): string =>
 /** Path of a volume in a directory pool. */
 export const volumePath = (poolPath: string, volume: string) => `${poolPath}/${volume}`;
 
+/**
+ * A shell assignment `<variable>=<the pool's target path>` (empty when the pool is not defined):
+ * the first `<path>` of `virsh pool-dumpxml`, a directory pool's target.
+ */
+export const poolPathAssignment = (variable: string, uri: string, pool: string): string =>
+  `${variable}=$(${virsh(uri, 'pool-dumpxml', pool)} 2>/dev/null | sed -n 's:.*<path>\\(.*\\)</path>.*:\\1:p' | head -n 1)`;
+
 /** Reads a directory pool's target path from `virsh pool-dumpxml`. */
 export function poolPathFrom(xml: string): string | undefined {
   return /<target>\s*<path>([^<]+)<\/path>/.exec(xml)?.[1]?.trim();

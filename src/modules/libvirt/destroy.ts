@@ -1,9 +1,18 @@
 import { removeTunnelScript } from '../../provider/libvirt/tunnel.js';
+import { clusterPartialsPattern } from '../../provider/libvirt/windows/golden-cache.js';
 import { shQuote } from '../../quote/index.js';
 import type { ProviderResource } from '../../types/provision.js';
 import { type RawArgs, stringList } from '../args.js';
 import type { Module, ModuleContext, ModuleRun } from '../types.js';
-import { type LibvirtCommon, parseCommon, reason, recordedHere, resource, virsh } from './common.js';
+import {
+  type LibvirtCommon,
+  parseCommon,
+  poolPathAssignment,
+  reason,
+  recordedHere,
+  resource,
+  virsh,
+} from './common.js';
 import { type ClusterNamesArgs, parseClusterNames } from './discovery.js';
 
 interface DestroyGuestsArgs extends LibvirtCommon {
@@ -17,7 +26,7 @@ const deleted = (context: ModuleContext, r: ProviderResource) =>
   resource(context, r.kind, r.name, 'deleted', r.details);
 
 /** Removes a domain, running or not; a domain that is gone already is fine. */
-function destroyDomainScript(uri: string, domain: string): string {
+export function destroyDomainScript(uri: string, domain: string): string {
   return [
     `if ${virsh(uri, 'dominfo', domain)} >/dev/null 2>&1; then`,
     `  ${virsh(uri, 'destroy', domain)} >/dev/null 2>&1 || true`,
@@ -28,8 +37,19 @@ function destroyDomainScript(uri: string, domain: string): string {
 }
 
 /** Deletes a volume unless it is gone already. */
-const deleteVolumeScript = (uri: string, pool: string, volume: string) =>
+export const deleteVolumeScript = (uri: string, pool: string, volume: string) =>
   `if ${virsh(uri, 'vol-info', '--pool', pool, volume)} >/dev/null 2>&1; then ${virsh(uri, 'vol-delete', '--pool', pool, volume)} >/dev/null; fi`;
+
+/**
+ * Removes the cluster's golden image capture partials from the pool directory (a capture that
+ * died before linking it into place: golden-cache.ts); prints each one removed.
+ */
+function removeCapturePartialsScript(uri: string, pool: string, cluster: string): string {
+  return [
+    poolPathAssignment('pool_path', uri, pool),
+    `if [ -n "$pool_path" ]; then for f in "$pool_path"/${clusterPartialsPattern(cluster)}; do if [ -e "$f" ]; then rm -f -- "$f" && echo "removed $f"; fi; done; fi`,
+  ].join('\n');
+}
 
 /** Deletes a cached image unless another volume of the pool is an overlay on it. */
 function purgeImageScript(uri: string, pool: string, volume: string): string {
@@ -46,7 +66,8 @@ function purgeImageScript(uri: string, pool: string, volume: string): string {
  * `libvirt_destroy_guests`: every domain, volume and directory the state records for this
  * hypervisor is removed (whatever its status: an `intended` one may exist), tolerating what is
  * gone already; each is recorded as deleted once gone. Console logs are copied to the cluster
- * directory first (kept for failures). With purgeImages, cached images no other volume uses go too.
+ * directory first (kept for failures). A golden image capture's partial file of the cluster goes
+ * too (it is no volume: hidden, never refreshed into the pool). With purgeImages, cached images no other volume uses go too.
  */
 export const libvirtDestroyGuestsModule: Module<DestroyGuestsArgs> = {
   name: 'libvirt_destroy_guests',
@@ -88,6 +109,12 @@ export const libvirtDestroyGuestsModule: Module<DestroyGuestsArgs> = {
         changed = true;
       }
     }
+    const partials = yield {
+      kind: 'exec',
+      command: removeCapturePartialsScript(args.uri, args.pool, args.cluster),
+    };
+    if (partials.failed) problems.push(`golden image capture partials: ${reason(partials)}`);
+    else if (partials.stdout.includes('removed')) changed = true;
     for (const image of args.purgeImages) {
       const purged = yield { kind: 'exec', command: purgeImageScript(args.uri, args.pool, image) };
       if (purged.failed) problems.push(`cached image ${image}: ${reason(purged)}`);

@@ -1,9 +1,17 @@
+import { clusterPartialsPattern } from '../../provider/libvirt/windows/golden-cache.js';
 import { shQuote } from '../../quote/index.js';
 import { addressInCidr, parseCidr } from '../../spec/cidr.js';
 import type { CommandResult } from '../../types/command-result.js';
 import { type RawArgs, requireString } from '../args.js';
 import type { ModuleContext } from '../types.js';
-import { forThisHypervisor, type LibvirtCommon, outputLines, parseCommon, virsh } from './common.js';
+import {
+  forThisHypervisor,
+  type LibvirtCommon,
+  outputLines,
+  parseCommon,
+  poolPathAssignment,
+  virsh,
+} from './common.js';
 
 /** What a hypervisor holds once per cluster: its network, the network's bridge, the tunnel device. */
 export interface HypervisorNames {
@@ -55,7 +63,8 @@ function canonicalCidr(cidr: string): string {
 /**
  * A read-only script that prints one `<kind> <name>` line for everything of the cluster that
  * exists on one hypervisor: domains and volumes named `<cluster>.*`, its network, the network's
- * bridge, the tunnel device, dnsmasq, the files kubemix and libvirt write for them, and firewall
+ * bridge, the tunnel device, dnsmasq, the files kubemix and libvirt write for them (and a golden
+ * image capture's partial file in the pool), and firewall
  * rules (iptables, nftables) naming the bridge, the tunnel or the network. Rules are compared, not tables: the first libvirt network start creates empty
  * built-in tables that stay (RESEARCH.md), and they are no leak.
  */
@@ -97,6 +106,9 @@ export function discoveryScript(names: ClusterNames): string {
     ...link('bridge', names.bridge),
     ...link('tunnel', names.tunnel),
     `for f in ${files.join(' ')}; do if [ -e "$f" ]; then echo "file $f"; fi; done`,
+    // A golden image capture the cluster began and never linked into place (golden-cache.ts).
+    poolPathAssignment('pool_path', names.uri, names.pool),
+    `if [ -n "$pool_path" ]; then for f in "$pool_path"/${clusterPartialsPattern(names.cluster)}; do if [ -e "$f" ]; then echo "file $f"; fi; done; fi`,
     `if command -v iptables-save >/dev/null 2>&1; then iptables-save 2>/dev/null | ${rules} | sed 's/^/firewall iptables: /'; fi`,
     `if command -v nft >/dev/null 2>&1; then nft list ruleset 2>/dev/null | ${rules} | sed 's/^[[:space:]]*/firewall nftables: /'; fi`,
     'true',

@@ -3,7 +3,7 @@ import type { GuestDefinition, GuestDisk } from '../../provider/libvirt/guest.js
 import { isoScript } from '../../provider/libvirt/iso.js';
 import { clusterFilesDir } from '../../provider/libvirt/names.js';
 import { overlayVolumeXml } from '../../provider/libvirt/storage-xml.js';
-import { installConfigFiles } from '../../provider/libvirt/windows/config-iso.js';
+import { windowsConfigFiles } from '../../provider/libvirt/windows/config-iso.js';
 import {
   chooseHyperv,
   type HypervChoice,
@@ -30,6 +30,28 @@ interface GuestsArgs extends LibvirtCommon {
   hypervisors: unknown;
   /** Administrator passwords of the Windows guests by node (the secret output of libvirt_windows_passwords). */
   passwords: Record<string, unknown>;
+  /** By hypervisor, with `windows.goldenImage`: its golden volume and first Windows guest as installed (layout.ts). */
+  golden: unknown;
+}
+
+type GoldenPlan = { volume: string; install: GuestDefinition };
+
+/**
+ * The guests to make now. Without the golden volume in the pool, the first Windows guest is
+ * installed from the ISO (it becomes the golden volume) and the other Windows guests wait:
+ * they are overlays on a volume that does not exist yet (the golden image task makes them).
+ */
+function guestsToMake(
+  guests: GuestDefinition[],
+  golden: GoldenPlan,
+  goldenExists: boolean,
+): GuestDefinition[] {
+  if (goldenExists) return guests;
+  return guests.flatMap((guest) => {
+    if (guest.node === golden.install.node) return [golden.install];
+    const onGolden = guest.disks.some((d) => d.source.kind === 'golden-overlay');
+    return onGolden ? [] : [guest];
+  });
 }
 
 type Step = Generator<ModuleAction, string | undefined, CommandResult>;
@@ -49,6 +71,25 @@ function guestResources(
   ];
 }
 
+/** Makes a copy-on-write overlay volume on a base file of the pool; returns why not, or undefined. */
+function* makeOverlay(
+  args: GuestsArgs,
+  dir: string,
+  volume: string,
+  base: Omit<Parameters<typeof overlayVolumeXml>[0], 'name'>,
+): Step {
+  const file = `${dir}/${volume}.xml`;
+  const put = yield {
+    kind: 'put',
+    remotePath: file,
+    content: overlayVolumeXml({ name: volume, ...base }),
+    mode: 0o644,
+  };
+  if (put.failed) return `cannot write ${file}: ${reason(put)}`;
+  const made = yield { kind: 'exec', command: virsh(args.uri, 'vol-create', args.pool, file) };
+  return made.failed ? `cannot create volume ${volume}: ${reason(made)}` : undefined;
+}
+
 /** Makes one disk's volume; returns why not, or undefined. */
 function* makeVolume(
   args: GuestsArgs,
@@ -61,18 +102,24 @@ function* makeVolume(
   switch (source.kind) {
     case 'cached':
       return undefined;
-    case 'overlay': {
-      const file = `${dir}/${disk.volume}.xml`;
-      const xml = overlayVolumeXml({
-        name: disk.volume,
+    case 'overlay':
+      return yield* makeOverlay(args, dir, disk.volume, {
         sizeGiB: source.sizeGiB,
         basePath: `${poolPath}/${source.base.volume}`,
         baseFormat: source.base.format,
       });
-      const put = yield { kind: 'put', remotePath: file, content: xml, mode: 0o644 };
-      if (put.failed) return `cannot write ${file}: ${reason(put)}`;
-      const made = yield { kind: 'exec', command: virsh(args.uri, 'vol-create', args.pool, file) };
-      return made.failed ? `cannot create volume ${disk.volume}: ${reason(made)}` : undefined;
+    case 'golden-overlay': {
+      // The golden volume is captured on this hypervisor, never downloaded: without it the overlay
+      // would fail inside qemu-img with a message that does not say why.
+      const base = `${poolPath}/${source.golden.volume}`;
+      const there = yield { kind: 'exec', command: `test -f ${shQuote(base)}` };
+      if (there.failed)
+        return `the golden Windows volume ${source.golden.volume} is not in the pool (${base}): it is captured from the first Windows guest`;
+      return yield* makeOverlay(args, dir, disk.volume, {
+        sizeGiB: source.sizeGiB,
+        basePath: base,
+        baseFormat: 'qcow2',
+      });
     }
     case 'blank': {
       const made = yield {
@@ -103,7 +150,11 @@ function* makeVolume(
       return yield* makeConfigIso(args, poolPath, disk.volume, {
         staging: `${dir}/${guest.node}.config`,
         label: 'KUBEMIX',
-        files: installConfigFiles({ ...source.config, administratorPassword: password }),
+        // An installed guest's answers install Windows; a golden overlay's only specialize it.
+        files: windowsConfigFiles(source.answers ?? 'install', {
+          ...source.config,
+          administratorPassword: password,
+        }),
         secret: true,
       });
     }
@@ -213,12 +264,18 @@ function* defineGuest(
  * together, not one after another's disk work. The volumes and domains are recorded in the state
  * before any is made; what exists already (a resumed run) is kept, never made twice. Each started
  * guest is recorded as created, with its domain and MAC assigned to its host.
+ *
+ * With the golden image (`golden`, per hypervisor), the Windows guests are overlays on the golden
+ * volume when the pool has it; when it has not, the first Windows guest is made as installed from
+ * the ISO instead and the other Windows guests are not made (nor recorded): the golden-image task
+ * captures the volume, then runs this module again with the same arguments. `data.golden`
+ * (registered) says which: `exists` or `capture`.
  */
 export const libvirtGuestsModule: Module<GuestsArgs> = {
   name: 'libvirt_guests',
   os: 'linux',
   parseArgs(raw: RawArgs) {
-    const common = parseCommon('libvirt_guests', raw, ['accel', 'hypervisors', 'passwords']);
+    const common = parseCommon('libvirt_guests', raw, ['accel', 'hypervisors', 'passwords', 'golden']);
     const accel = requireString('libvirt_guests', raw, 'accel');
     if (accel !== 'kvm' && accel !== 'qemu')
       throw new TypeError(`libvirt_guests: accel must be kvm or qemu, got "${accel}"`);
@@ -230,11 +287,12 @@ export const libvirtGuestsModule: Module<GuestsArgs> = {
       accel,
       hypervisors: raw['hypervisors'],
       passwords: passwords as Record<string, unknown>,
+      golden: raw['golden'] ?? {},
     };
   },
   *run(args, context): ModuleRun {
-    const guests = forThisHypervisor<GuestDefinition[]>('libvirt_guests', args.hypervisors, context) ?? [];
-    if (guests.length === 0) return { changed: false, failed: false, msg: 'no guests placed here' };
+    const placed = forThisHypervisor<GuestDefinition[]>('libvirt_guests', args.hypervisors, context) ?? [];
+    if (placed.length === 0) return { changed: false, failed: false, msg: 'no guests placed here' };
     const pool = yield { kind: 'exec', command: virsh(args.uri, 'pool-dumpxml', args.pool) };
     const poolPath = poolPathFrom(pool.stdout);
     if (pool.failed || !poolPath)
@@ -243,6 +301,14 @@ export const libvirtGuestsModule: Module<GuestsArgs> = {
         failed: true,
         msg: `storage pool ${args.pool} is not usable: ${reason(pool)}`,
       };
+    const golden = forThisHypervisor<GoldenPlan>('libvirt_guests', args.golden, context);
+    let goldenState: 'exists' | 'capture' | undefined;
+    let guests = placed;
+    if (golden) {
+      const there = yield { kind: 'exec', command: `test -f ${shQuote(`${poolPath}/${golden.volume}`)}` };
+      goldenState = there.failed ? 'capture' : 'exists';
+      guests = guestsToMake(placed, golden, goldenState === 'exists');
+    }
     const intent = yield {
       kind: 'record',
       update: { resources: guests.flatMap((g) => guestResources(context, g, 'intended', args.pool)) },
@@ -295,6 +361,10 @@ export const libvirtGuestsModule: Module<GuestsArgs> = {
         },
       };
     }
-    return { changed, failed: false, data: { guests: guests.map((g) => g.domain) } };
+    return {
+      changed,
+      failed: false,
+      data: { guests: guests.map((g) => g.domain), ...(goldenState ? { golden: goldenState } : {}) },
+    };
   },
 };

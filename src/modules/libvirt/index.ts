@@ -1,4 +1,5 @@
 export { libvirtDestroyGuestsModule, libvirtDestroyNetworkModule } from './destroy.js';
+export { libvirtGoldenCaptureModule } from './golden-capture.js';
 export { libvirtGuestsModule } from './guests.js';
 export { libvirtImagesModule } from './images.js';
 export { libvirtInspectModule, libvirtLeakCheckModule } from './leak-check.js';
@@ -7,5 +8,6 @@ export { libvirtPreflightModule } from './preflight.js';
 export { libvirtRemoveConfigIsoModule } from './remove-config-iso.js';
 export { libvirtTunnelModule } from './tunnel.js';
 export { windowsFirstLogonModule } from './windows-first-logon.js';
+export { windowsGeneralizeModule } from './windows-generalize.js';
 export { libvirtWindowsInstallModule } from './windows-install.js';
 export { libvirtWindowsPasswordsModule } from './windows-passwords.js';

@@ -8,6 +8,7 @@ import {
   type LibvirtCommon,
   outputLines,
   parseCommon,
+  poolPathAssignment,
   reason,
   recordedHere,
   virsh,
@@ -63,7 +64,7 @@ function factsScript(args: PreflightArgs): string {
   return [
     'echo "cpus $(nproc)"',
     `echo "memavail_kib $(awk '/^MemAvailable:/ {print $2}' /proc/meminfo)"`,
-    `d=$(${virsh(args.uri, 'pool-dumpxml', args.pool)} 2>/dev/null | sed -n 's:.*<path>\\(.*\\)</path>.*:\\1:p' | head -n 1)`,
+    poolPathAssignment('d', args.uri, args.pool),
     `[ -n "$d" ] || d=${shQuote(`${args.dataDir}/pool`)}`,
     'while [ ! -d "$d" ]; do d=$(dirname "$d"); done',
     `echo "disk_free_kib $(df -Pk "$d" | awk 'NR==2 {print $4}')"`,

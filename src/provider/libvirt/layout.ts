@@ -8,14 +8,18 @@ import {
 import type { InventoryHost, JumpHost } from '../../types/inventory.js';
 import type { NodeRequest, ProviderContext } from '../types.js';
 import type { GuestDefinition } from './guest.js';
-import { GUEST_BUILDERS } from './guest-os.js';
+import { GUEST_BUILDERS, type GuestInput } from './guest-os.js';
 import { type CachedImage, cachedImage, defaultLinuxImage } from './image.js';
 import { bridgeName, macAddress, networkName, tunnelName, tunnelVni } from './names.js';
 import type { NetworkDefinition } from './network-xml.js';
-import { nodeHost } from './node-host.js';
+import { guestDeviceVars, nodeHost } from './node-host.js';
 import { placeNodes } from './placement.js';
 import { TUNNEL_GUEST_MTU, type TunnelDefinition } from './tunnel.js';
 import { computerNames } from './windows/computer-name.js';
+import { type GoldenImage, goldenImage } from './windows/golden-cache.js';
+import { defaultWindowsImage } from './windows/guest.js';
+import { windowsGoldenGuest } from './windows-golden-guest.js';
+import { windowsGuest } from './windows-guest.js';
 
 /** libvirt URI on the hypervisors unless the spec names one. */
 export const DEFAULT_LIBVIRT_URI = 'qemu:///system';
@@ -75,6 +79,12 @@ export interface PlacedOnHypervisor {
   /** With several hypervisors: the VXLAN device joining this one's bridge to the others'. */
   tunnel?: TunnelDefinition;
   images: CachedImage[];
+  /**
+   * With `windows.goldenImage`: the golden volume this hypervisor's Windows guests are overlays
+   * on, and the first of them as installed from the ISO — what create-hosts makes instead of its
+   * overlay when the volume is not in the pool yet (it is then generalized and captured).
+   */
+  golden?: { volume: string; install: GuestDefinition };
 }
 
 /** Everything the libvirt tasks know about one cluster, computed once from the spec. */
@@ -142,6 +152,61 @@ function hypervisorNetworks(
   );
 }
 
+/** Adds the cached images a guest's disks use to its hypervisor's list (each once). */
+function addImages(entry: PlacedOnHypervisor, guest: GuestDefinition): void {
+  for (const disk of guest.disks)
+    if (disk.source.kind === 'cached' || disk.source.kind === 'overlay') {
+      const image = disk.source.kind === 'cached' ? disk.source.image : disk.source.base;
+      if (!entry.images.some((i) => i.volume === image.volume)) entry.images.push(image);
+    }
+}
+
+/** The golden volume a Windows guest is an overlay on, with `windows.goldenImage` (else none). */
+function goldenFor(
+  spec: LibvirtClusterSpec,
+  images: LibvirtLayout['images'],
+  input: GuestInput,
+): GoldenImage | undefined {
+  if (!spec.provider.windows.goldenImage || !images.windows || !input.windows) return undefined;
+  return goldenImage({
+    windowsIso: images.windows,
+    ...(images.virtio ? { virtioIso: images.virtio } : {}),
+    version: input.windows.version,
+    image: defaultWindowsImage(input.windows.version),
+  });
+}
+
+/**
+ * What the golden image task's steps on a hypervisor know of its first Windows guest as installed
+ * from the ISO (host variables of the hypervisor): where to watch the install, log in, eject the
+ * config ISO, and which disk to capture into which golden volume.
+ */
+function goldenFirstVars(golden: NonNullable<PlacedOnHypervisor['golden']>, node: InventoryHost) {
+  const install = golden.install;
+  const devices = guestDeviceVars(install);
+  return {
+    golden_volume: golden.volume,
+    golden_first: {
+      node: install.node,
+      domain: install.domain,
+      address: install.ip,
+      port: node.vars?.['libvirt_wait_port'],
+      disk_volume: install.disks.find((d) => d.device === 'disk')?.volume,
+      disk_target: devices.libvirt_system_disk,
+      config_volume: devices.libvirt_config_volume,
+      config_target: devices.libvirt_config_target,
+    },
+  };
+}
+
+/** Which way a Windows guest comes to be with the golden image, as `plan` shows it. */
+function goldenPath(entry: PlacedOnHypervisor, node: string): string {
+  const golden = entry.golden!;
+  return golden.install.node === node
+    ? `installs from ISO, then generalized into ${golden.volume}; overlay on it from the start if the hypervisor has it (decided at create-hosts)`
+    : `overlay on ${golden.volume}`;
+}
+
 /** Windows computer names by node (two nodes with one name are bad input: rename a group). */
 function windowsComputerNames(requests: NodeRequest[]): Map<string, string> {
   try {
@@ -198,7 +263,7 @@ export function libvirtLayout(
     const ip = addressInCidr(provider.network.cidr, FIRST_GUEST_OFFSET + index);
     const size = DEFAULT_SIZE[request.os];
     const computerName = computers.get(request.name);
-    const guest = GUEST_BUILDERS[request.os]({
+    const input: GuestInput = {
       cluster,
       node: request.name,
       hypervisor,
@@ -217,16 +282,26 @@ export function libvirtLayout(
       ...(computerName
         ? { windows: { version: request.windowsVersion ?? DEFAULT_WINDOWS_VERSION, computerName } }
         : {}),
-    });
+    };
+    const golden = request.os === 'windows' ? goldenFor(spec, images, input) : undefined;
+    const guest = golden ? windowsGoldenGuest(input, golden) : GUEST_BUILDERS[request.os](input);
+    if (golden && !entry.golden) {
+      // The first Windows guest of the hypervisor is installed when the golden volume is missing.
+      const install = windowsGuest(input);
+      entry.golden = { volume: golden.volume, install };
+      addImages(entry, install);
+    }
     entry.guests.push(guest);
     gateway?.network.reservations.push({ mac: guest.mac, ip, hostname: request.name });
-    for (const disk of guest.disks)
-      if (disk.source.kind === 'cached' || disk.source.kind === 'overlay') {
-        const image = disk.source.kind === 'cached' ? disk.source.image : disk.source.base;
-        if (!entry.images.some((i) => i.volume === image.volume)) entry.images.push(image);
-      }
+    addImages(entry, guest);
     const uri = hypervisors.find((h) => h.name === hypervisor)?.vars?.['libvirt_uri'] as string;
-    return nodeHost({ request, guest, clusterDir: context.clusterDir, jump, uri });
+    const node = nodeHost({ request, guest, clusterDir: context.clusterDir, jump, uri });
+    if (golden) node.vars = { ...node.vars, libvirt_golden: goldenPath(entry, request.name) };
+    if (entry.golden?.install.node === request.name) {
+      const hv = hypervisors.find((h) => h.name === hypervisor)!;
+      hv.vars = { ...hv.vars, ...goldenFirstVars(entry.golden, node) };
+    }
+    return node;
   });
   return {
     cluster,

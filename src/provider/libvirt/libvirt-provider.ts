@@ -69,7 +69,12 @@ function prepareSteps(layout: LibvirtLayout, common: Record<string, string>): Pl
             memoryMiB: g.memoryMiB,
             diskGiB: g.disks.reduce(
               (sum, d) =>
-                sum + (d.source.kind === 'overlay' || d.source.kind === 'blank' ? d.source.sizeGiB : 0),
+                sum +
+                (d.source.kind === 'overlay' ||
+                d.source.kind === 'golden-overlay' ||
+                d.source.kind === 'blank'
+                  ? d.source.sizeGiB
+                  : 0),
               0,
             ),
           })),
@@ -125,16 +130,121 @@ function createSteps(layout: LibvirtLayout, common: Record<string, string>): Pla
       },
     });
   steps.push({
-    name: 'create and start the guests',
+    name: golden(layout)
+      ? 'create and start the guests (Windows: overlays on the golden volume; without it, the first Windows guest of each hypervisor installs from the ISO and the others wait for the golden image)'
+      : 'create and start the guests',
     module: 'libvirt_guests',
-    args: {
-      ...common,
-      accel: '{{ outputs.libvirt_host.accel }}',
-      ...(windows ? { passwords: `{{ outputs.${WINDOWS_PASSWORDS_OUTPUT} | default({}) }}` } : {}),
-      hypervisors: byHypervisor(layout, (entry) => entry.guests),
-    },
+    ...(golden(layout) ? { register: GUESTS_OUTPUT } : {}),
+    args: guestsArgs(layout, common, windows),
   });
   return steps;
+}
+
+/** What create-hosts registers on each hypervisor: `golden` is `capture` when the golden volume must be made there. */
+const GUESTS_OUTPUT = 'libvirt_guests';
+
+const golden = (layout: LibvirtLayout) => [...layout.placed.values()].some((e) => e.golden);
+
+/** libvirt_guests' arguments: create-hosts and the golden image task give the same. */
+function guestsArgs(layout: LibvirtLayout, common: Record<string, string>, windows: boolean) {
+  const withGolden = [...layout.placed].filter(([, entry]) => entry.golden);
+  return {
+    ...common,
+    accel: '{{ outputs.libvirt_host.accel }}',
+    ...(windows ? { passwords: `{{ outputs.${WINDOWS_PASSWORDS_OUTPUT} | default({}) }}` } : {}),
+    hypervisors: byHypervisor(layout, (entry) => entry.guests),
+    ...(withGolden.length > 0
+      ? { golden: Object.fromEntries(withGolden.map(([name, entry]) => [name, entry.golden])) }
+      : {}),
+  };
+}
+
+/**
+ * The golden image task, on each hypervisor with Windows guests. It first decides again whether
+ * the golden volume is there (libvirt_guests, as create-hosts: a resumed run may find it made);
+ * where it is not (`golden == 'capture'`), its first Windows guest, installed from the ISO, is watched until it
+ * answers, its first logon awaited and its config ISO removed (as wait-for-hosts does), then it
+ * is generalized over its own connection, and the hypervisor waits for sysprep's shut-off,
+ * captures the disk as the golden volume and removes the installed guest. Then, on every such
+ * hypervisor, the guests are made again: the first one and the waiting ones as overlays.
+ */
+function goldenSteps(
+  layout: LibvirtLayout,
+  common: Record<string, string>,
+  timeoutMinutes: number,
+): PlanStep[] {
+  const capturing = { when: `outputs.${GUESTS_OUTPUT}.golden == 'capture'` };
+  // The playbook layer connects to a step's delegate before it reads `when`: without capture the
+  // first guest is a fresh overlay that does not answer yet, so the step stays on the hypervisor
+  // (delegating to itself is no delegation) and is skipped there.
+  const onFirst = {
+    ...capturing,
+    delegateTo: `{{ golden_first.node if outputs.${GUESTS_OUTPUT}.golden == 'capture' else inventory_hostname }}`,
+  };
+  return [
+    {
+      // Decided again here, not taken from create-hosts: a resumed run may find the volume made.
+      name: 'look for the golden volume again (with it, the Windows guests are made as overlays now)',
+      module: 'libvirt_guests',
+      register: GUESTS_OUTPUT,
+      args: guestsArgs(layout, common, true),
+    },
+    {
+      name: 'Windows unattended install of the first Windows guest (watched from the hypervisor)',
+      module: 'libvirt_windows_install',
+      args: {
+        uri: common['uri'],
+        domain: '{{ golden_first.domain }}',
+        disk: '{{ golden_first.disk_target }}',
+        address: '{{ golden_first.address }}',
+        port: '{{ golden_first.port }}',
+        timeoutMinutes,
+      },
+      keywords: capturing,
+    },
+    {
+      name: 'first-logon script of the first Windows guest finished',
+      module: 'windows_first_logon',
+      args: { timeoutMinutes },
+      keywords: onFirst,
+    },
+    {
+      name: 'eject and delete its config ISO (it holds the Administrator password)',
+      module: 'libvirt_remove_config_iso',
+      args: {
+        uri: common['uri'],
+        pool: common['pool'],
+        domain: '{{ golden_first.domain }}',
+        volume: '{{ golden_first.config_volume }}',
+        target: '{{ golden_first.config_target }}',
+      },
+      keywords: capturing,
+    },
+    {
+      name: 'generalize it (sysprep /generalize /oobe /shutdown)',
+      module: 'windows_generalize',
+      args: {},
+      keywords: onFirst,
+    },
+    {
+      name: 'wait for its shut-off, capture its disk as the golden volume, remove the installed guest',
+      module: 'libvirt_golden_capture',
+      args: {
+        ...common,
+        domain: '{{ golden_first.domain }}',
+        node: '{{ golden_first.node }}',
+        disk: '{{ golden_first.disk_volume }}',
+        golden: '{{ golden_volume }}',
+        timeoutMinutes,
+      },
+      keywords: capturing,
+    },
+    {
+      name: 'create and start the Windows guests as overlays on the golden volume',
+      module: 'libvirt_guests',
+      args: guestsArgs(layout, common, true),
+    },
+  ];
 }
 
 /**
@@ -181,6 +291,15 @@ export class LibvirtProvider implements Provider {
         hosts: active,
         steps: createSteps(layout, common),
       },
+      ...(golden(layout)
+        ? {
+            goldenImage: {
+              description: `Windows golden image: where a hypervisor has none yet, its first Windows guest is installed, generalized and captured (${goldenSummary(layout)}); then the Windows guests are made as overlays on it`,
+              hosts: active.filter((h) => layout.placed.get(h.name)?.golden),
+              steps: goldenSteps(layout, common, libvirt.provider.windows.installTimeoutMinutes),
+            },
+          }
+        : {}),
       // Cloud images boot in ~30-60 s under emulation; a Windows install is waited for before this.
       waitTimeoutSec: 900,
       beforeConnectSteps: waits.beforeConnect,
@@ -278,6 +397,23 @@ export class LibvirtProvider implements Provider {
       ],
     };
   }
+}
+
+/**
+ * Which path each Windows guest takes, for `plan`: known only at create-hosts, which looks for
+ * the golden volume in the hypervisor's pool.
+ */
+function goldenSummary(layout: LibvirtLayout): string {
+  return [...layout.placed]
+    .filter(([, entry]) => entry.golden)
+    .map(([name, entry]) => {
+      const golden = entry.golden!;
+      const others = entry.guests
+        .filter((g) => g.os === 'windows' && g.node !== golden.install.node)
+        .map((g) => g.node);
+      return `${name}: ${golden.install.node} installs from ISO, then generalized into ${golden.volume}, unless the volume exists (decided at create-hosts); ${others.length > 0 ? `${others.join(', ')} overlay` : 'no other Windows guest'} on ${golden.volume}`;
+    })
+    .join('; ');
 }
 
 /** The cached images a spec uses (for --purge-images). */

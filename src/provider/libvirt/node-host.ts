@@ -14,7 +14,11 @@ import { WINDOWS_ADMIN_USER } from './windows/guest.js';
 export const WINDOWS_PASSWORDS_OUTPUT = 'libvirt_windows_passwords';
 
 /** Where a guest's config ISO and system disk sit in its domain (for the Windows waits). */
-function guestDeviceVars(guest: GuestDefinition): Record<string, string> {
+export function guestDeviceVars(guest: GuestDefinition): {
+  libvirt_system_disk?: string;
+  libvirt_config_volume?: string;
+  libvirt_config_target?: string;
+} {
   const config = guest.disks.find((d) => d.source.kind === 'windows-config');
   const system = guest.disks.find((d) => d.device === 'disk');
   return {

@@ -6,7 +6,8 @@ import { type ClusterSpec, type ClusterSpecInput, clusterSpecSchema } from '../.
 import { loadVersions } from '../../../src/versions/versions.js';
 
 // `down --purge-images` and the golden Windows volumes. The spec is parsed without the
-// cross-field rules, which still refuse `windows.goldenImage: true` (no flow makes the volume yet).
+// cross-field rules, which allow one Windows version with `windows.goldenImage: true`: this spec
+// has two, to check that each version's golden volume would be listed.
 
 const WINDOWS_ISO = { source: 'https://isos.example/ws2022.iso', sha256: 'a'.repeat(64) };
 const VIRTIO_ISO = { source: 'https://isos.example/virtio-win.iso', sha256: 'b'.repeat(64) };

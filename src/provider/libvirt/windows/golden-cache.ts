@@ -32,6 +32,9 @@ export interface GoldenImage {
   volume: string;
 }
 
+const GOLDEN_PREFIX = 'golden-windows-';
+const GOLDEN_SUFFIX = '.qcow2';
+
 const digestOf = (image: CachedImage) => `${image.algorithm}:${image.digest}`;
 
 /** The golden volume for a Windows guest installed from these media. */
@@ -51,7 +54,7 @@ export function goldenImage(options: {
   // Fixed key order: the same key always hashes the same.
   const canonical = JSON.stringify([key.windowsIso, key.version, key.image, key.virtioIso, key.devices]);
   const hex = createHash('sha256').update(canonical).digest('hex').slice(0, 16);
-  return { key, volume: `golden-windows-${key.version}-${hex}.qcow2` };
+  return { key, volume: `${GOLDEN_PREFIX}${key.version}-${hex}${GOLDEN_SUFFIX}` };
 }
 
 /**
@@ -59,9 +62,12 @@ export function goldenImage(options: {
  * golden volume: `qemu-img convert` from qcow2 (the format is given: never probed from a disk
  * the guest wrote) to a standalone qcow2 (qemu-img(1): no backing file,
  * allocated clusters only) into a hidden partial file named after the cluster, made 0644 like the
- * other cached images, then renamed into place — a rename is atomic, so a run that dies midway
- * leaves only the partial, never a half-written golden volume that another cluster would trust
- * (the next capture by that cluster removes the partial first; `down` does not look for it yet).
+ * other cached images, then linked into place and the partial name removed — link(2) is atomic
+ * and never replaces an existing name, so a run that dies midway leaves only the partial, never
+ * a half-written golden volume that another cluster would trust, and a golden volume another
+ * cluster captured first (whose overlays may be running) is never overwritten
+ * (the next capture by that cluster removes the partial first; `down` removes it, and its leak
+ * check reports one left: {@link clusterPartialsPattern}).
  * The pool must be refreshed afterwards for libvirt to list the volume.
  */
 export function captureGoldenCommand(options: {
@@ -71,12 +77,28 @@ export function captureGoldenCommand(options: {
   volume: string;
   cluster: string;
 }): string {
-  const partial = shQuote(`${options.poolPath}/.${options.volume}.${options.cluster}.partial`);
+  const partial = shQuote(`${options.poolPath}/${capturePartialName(options.volume, options.cluster)}`);
   const target = shQuote(`${options.poolPath}/${options.volume}`);
   return [
     `rm -f -- ${partial}`,
     `qemu-img convert -f qcow2 -O qcow2 -- ${shQuote(options.sourcePath)} ${partial}`,
     `chmod 0644 -- ${partial}`,
-    `mv -f -- ${partial} ${target}`,
+    // link(2) never replaces: a golden volume another cluster captured meanwhile (and its
+    // overlays may already use) is kept, and this capture is dropped.
+    `{ ln -- ${partial} ${target} 2>/dev/null || test -e ${target}; }`,
+    `rm -f -- ${partial}`,
   ].join(' && ');
 }
+
+/** The hidden file a capture by `cluster` writes before linking it into place as `volume`. */
+export const capturePartialName = (volume: string, cluster: string): string =>
+  `.${volume}.${cluster}.partial`;
+
+/**
+ * A shell glob, to follow `<pool path>/`, for every capture partial of `cluster` whatever the
+ * golden volume (the spec may have changed since the capture). It cannot match another
+ * cluster's: the part after the volume's `.qcow2` is exactly `.<cluster>.partial`, a cluster name
+ * is a DNS label (no dot), and a golden volume's name has no `.qcow2.` inside it.
+ */
+export const clusterPartialsPattern = (cluster: string): string =>
+  `${shQuote(`.${GOLDEN_PREFIX}`)}*${shQuote(`${GOLDEN_SUFFIX}.${cluster}.partial`)}`;

@@ -73,7 +73,8 @@ export type InstallVerdict =
   | { status: 'ready'; message: string }
   | { status: 'failed'; message: string };
 
-const minutes = (ms: number) =>
+/** `12m05s`. */
+export const minutes = (ms: number) =>
   `${Math.floor(ms / 60_000)}m${String(Math.floor((ms % 60_000) / 1000)).padStart(2, '0')}s`;
 const gib = (bytes: number) => `${(bytes / 2 ** 30).toFixed(1)} GiB`;
 

@@ -1,0 +1,165 @@
+import { execFileSync } from 'node:child_process';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  leftovers,
+  removeTestStorage,
+  sha256File,
+  testImage,
+  writeLibvirtSpec,
+} from '../../fixtures/libvirt/lab.js';
+import { ensureLibvirtd, type TestLibvirtd, virsh } from '../../fixtures/libvirt/libvirtd.js';
+import { type TestCluster, uniqueTestCluster } from '../../fixtures/libvirt/test-cluster.js';
+import { cachedImage } from '../../src/provider/libvirt/image.js';
+import { goldenImage } from '../../src/provider/libvirt/windows/golden-cache.js';
+import { defaultWindowsImage } from '../../src/provider/libvirt/windows/guest.js';
+import { testTempDir } from '../helpers/temp.js';
+import { kubemix, tempClusterDir } from './helpers.js';
+
+// `kubemix up` with `windows.goldenImage: true` on real libvirtd, as far as it can go without
+// Windows: the plan says which path each Windows guest takes, create-hosts finds no golden volume
+// and makes only the first Windows guest (installed from the ISO), and the golden-image task —
+// run by a second `up`, so its decision comes from the state — watches that install and gives up
+// at the spec's time. STAND-IN: the "Windows ISO" boots nothing, so nothing is generalized or
+// captured here (test/modules/libvirt/golden-flow.integration.test.ts runs those steps).
+let cluster: TestCluster;
+let libvirtd: TestLibvirtd;
+let spec: string;
+let clusterDir: string;
+let windowsIso: { source: string; sha256: string };
+
+const domains = async () =>
+  (await virsh('list', '--all', '--name'))
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l.startsWith(`${cluster.name}.`))
+    .sort();
+
+beforeAll(async () => {
+  libvirtd = await ensureLibvirtd();
+  cluster = await uniqueTestCluster('kmxgold');
+  const image = await testImage();
+  const media = await testTempDir('golden-media');
+  await mkdir(join(media, 'content'));
+  await writeFile(
+    join(media, 'content', 'README.TXT'),
+    'not Windows: a stand-in medium that boots nothing\n',
+  );
+  const iso = join(media, 'not-windows.iso');
+  execFileSync('genisoimage', ['-quiet', '-o', iso, '-V', 'NOTWIN', join(media, 'content')]);
+  clusterDir = join(await tempClusterDir(), 'cluster');
+  windowsIso = { source: iso, sha256: await sha256File(iso) };
+  spec = await writeLibvirtSpec(join(clusterDir, '..', 'golden.yaml'), {
+    ...cluster,
+    image: { source: image.path, sha256: image.sha256 },
+    windows: { count: 2, iso: windowsIso },
+    windowsInstallMinutes: 1,
+    windowsGoldenImage: true,
+  });
+}, 20 * 60_000);
+
+afterAll(async () => {
+  if (spec && cluster && (await leftovers(cluster)).length > 0)
+    await kubemix(['down', spec, '--cluster-dir', clusterDir]);
+  if (cluster) await removeTestStorage(cluster);
+  if (clusterDir) await rm(join(clusterDir, '..'), { recursive: true, force: true });
+  await libvirtd?.stop();
+}, 10 * 60_000);
+
+describe('kubemix up with windows.goldenImage on libvirt (stand-in ISO, no Windows)', () => {
+  it('plan shows the golden-image task and which path each Windows guest takes', async () => {
+    const planned = await kubemix(['plan', spec, '--cluster-dir', clusterDir]);
+    expect(planned.exitCode, planned.stderr).toBe(0);
+    expect(planned.stdout).toMatch(/^ {2}golden-image \(after create-hosts\)$/m);
+    expect(planned.stdout).toMatch(/^ {2}wait-for-hosts \(after golden-image\)$/m);
+    expect(planned.stdout).toMatch(
+      /windows-01 .*; installs from ISO, then generalized into golden-windows-2022-[0-9a-f]{16}\.qcow2; overlay on it from the start if the hypervisor has it \(decided at create-hosts\)$/m,
+    );
+    expect(planned.stdout).toMatch(/windows-02 .*; overlay on golden-windows-2022-[0-9a-f]{16}\.qcow2$/m);
+  });
+
+  it('create-hosts without a golden volume makes only the first Windows guest, installed from the ISO', {
+    timeout: 10 * 60_000,
+  }, async () => {
+    const created = await kubemix(['up', spec, '--cluster-dir', clusterDir, '--stop-after', 'create-hosts']);
+    expect(created.exitCode, `${created.stdout}\n${created.stderr}`).toBe(0);
+    expect(await domains()).toEqual([`${cluster.name}.controller-01`, `${cluster.name}.windows-01`]);
+    const xml = await virsh('dumpxml', `${cluster.name}.windows-01`);
+    // The Windows ISO is attached: this guest installs (virsh writes attributes in single quotes).
+    expect(xml).toMatch(/<source pool='[^']+' volume='base-sha256-[0-9a-f]{16}\.iso'/);
+    const state = JSON.parse(await readFile(join(clusterDir, 'state.json'), 'utf8')) as {
+      outputs: Record<string, Record<string, { golden?: string }>>;
+    };
+    expect(state.outputs['hypervisor-01']?.['libvirt_guests']?.golden).toBe('capture');
+  });
+
+  it('the golden-image task watches the first install and gives up at the spec time; windows-02 is never made', {
+    timeout: 6 * 60_000,
+  }, async () => {
+    const waited = await kubemix(['up', spec, '--cluster-dir', clusterDir, '--stop-after', 'golden-image']);
+    expect(waited.exitCode, waited.stdout).toBe(1);
+    expect(waited.stdout).toMatch(
+      /WAIT {2}golden-image hypervisor-01: Windows Setup copying the image \(domain running \(booted\), 0 reboots seen, disk [\d.]+ GiB, 0m\d\ds of 1m00s\)/,
+    );
+    expect(waited.stderr + waited.stdout).toMatch(/the Windows install did not finish in time/);
+    expect(await domains()).toEqual([`${cluster.name}.controller-01`, `${cluster.name}.windows-01`]);
+  });
+
+  it('down removes everything of the cluster; no golden volume was made', async () => {
+    const down = await kubemix(['down', spec, '--cluster-dir', clusterDir, '--purge-images']);
+    expect(down.exitCode, `${down.stdout}\n${down.stderr}`).toBe(0);
+    expect(await leftovers(cluster)).toEqual([]);
+    expect((await virsh('vol-list', '--pool', cluster.pool)).trim()).toBe('');
+  });
+});
+
+describe('kubemix up with windows.goldenImage when the hypervisor has the golden volume', () => {
+  it('makes every Windows guest an overlay on it at create-hosts; the golden-image task captures nothing', {
+    timeout: 10 * 60_000,
+  }, async () => {
+    const prepared = await kubemix([
+      'up',
+      spec,
+      '--cluster-dir',
+      clusterDir,
+      '--stop-after',
+      'prepare-provider',
+    ]);
+    expect(prepared.exitCode, `${prepared.stdout}\n${prepared.stderr}`).toBe(0);
+    // A STAND-IN golden volume (an empty qcow2, not a generalized Windows), where a capture puts it.
+    const golden = goldenImage({
+      windowsIso: cachedImage(windowsIso, 'iso'),
+      version: '2022',
+      image: defaultWindowsImage('2022'),
+    }).volume;
+    execFileSync('qemu-img', ['create', '-q', '-f', 'qcow2', join(cluster.dataDir, 'pool', golden), '1G']);
+    await virsh('pool-refresh', cluster.pool);
+
+    const up = await kubemix(['up', spec, '--cluster-dir', clusterDir, '--stop-after', 'golden-image']);
+    expect(up.exitCode, `${up.stdout}\n${up.stderr}`).toBe(0);
+    expect(await domains()).toEqual([
+      `${cluster.name}.controller-01`,
+      `${cluster.name}.windows-01`,
+      `${cluster.name}.windows-02`,
+    ]);
+    for (const node of ['windows-01', 'windows-02']) {
+      const volume = await virsh('vol-dumpxml', '--pool', cluster.pool, `${cluster.name}.${node}.disk.qcow2`);
+      expect(volume).toContain(`<path>${join(cluster.dataDir, 'pool', golden)}</path>`);
+      // No install medium: the overlay only specializes.
+      expect(await virsh('dumpxml', `${cluster.name}.${node}`)).not.toMatch(
+        /volume='base-sha256-[0-9a-f]{16}\.iso'/,
+      );
+    }
+    const state = JSON.parse(await readFile(join(clusterDir, 'state.json'), 'utf8')) as {
+      outputs: Record<string, Record<string, { golden?: string }>>;
+    };
+    expect(state.outputs['hypervisor-01']?.['libvirt_guests']?.golden).toBe('exists');
+
+    // down keeps the golden volume for the next cluster; --purge-images removes it once unused.
+    const down = await kubemix(['down', spec, '--cluster-dir', clusterDir, '--purge-images']);
+    expect(down.exitCode, `${down.stdout}\n${down.stderr}`).toBe(0);
+    expect(await leftovers(cluster)).toEqual([]);
+    expect((await virsh('vol-list', '--pool', cluster.pool)).trim()).toBe('');
+  });
+});

@@ -1,0 +1,206 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { libvirtGuestsModule } from '../../../src/modules/libvirt/guests.js';
+import type { ModuleAction } from '../../../src/modules/types.js';
+import type { GuestDefinition } from '../../../src/provider/libvirt/guest.js';
+import type { GuestInput } from '../../../src/provider/libvirt/guest-os.js';
+import { cachedImage } from '../../../src/provider/libvirt/image.js';
+import { macAddress } from '../../../src/provider/libvirt/names.js';
+import { goldenImage } from '../../../src/provider/libvirt/windows/golden-cache.js';
+import { windowsGoldenGuest } from '../../../src/provider/libvirt/windows-golden-guest.js';
+import { windowsGuest } from '../../../src/provider/libvirt/windows-guest.js';
+import { context, drive, result } from '../drive.js';
+
+// libvirt_guests turns guest definitions into commands; these drive it without a hypervisor
+// (answers are what virsh prints) and look at what it would run and write for Windows guests.
+
+const POOL_PATH = '/var/lib/kubemix/pool';
+const PASSWORD = 'Kmx-test-password-1';
+const caps = readFileSync(
+  new URL('../../../fixtures/libvirt/domcapabilities-qemu-tcg-q35.xml', import.meta.url),
+  'utf8',
+);
+const windowsIso = cachedImage({ source: 'https://isos.example/ws2022.iso', sha256: 'a'.repeat(64) }, 'iso');
+const golden = goldenImage({
+  windowsIso,
+  version: '2022',
+  image: { name: 'Windows Server 2022 SERVERDATACENTERCORE' },
+});
+
+function input(node: string): GuestInput {
+  return {
+    cluster: 'lab',
+    node,
+    hypervisor: 'node1',
+    vcpus: 2,
+    memoryMiB: 4096,
+    diskGiB: 40,
+    ip: '10.0.0.14',
+    mac: macAddress('lab', node),
+    network: 'lab.node1.network',
+    dnsDomain: 'lab.kubemix.internal',
+    dataDir: '/var/lib/kubemix',
+    publicKey: 'ssh-ed25519 AAAA kubemix',
+    connection: 'winrm',
+    images: { windows: windowsIso },
+    windows: { version: '2022', computerName: 'win-1' },
+  };
+}
+
+const args = (guest: GuestDefinition | GuestDefinition[], extra: Record<string, unknown> = {}) => {
+  const guests = Array.isArray(guest) ? guest : [guest];
+  return {
+    uri: 'qemu:///system',
+    cluster: 'lab',
+    dataDir: '/var/lib/kubemix',
+    pool: 'kubemix',
+    accel: 'qemu',
+    hypervisors: { node1: guests },
+    passwords: Object.fromEntries(guests.map((g) => [g.node, PASSWORD])),
+    ...extra,
+  };
+};
+
+const poolXml = `<pool type="dir"><name>kubemix</name><target><path>${POOL_PATH}</path></target></pool>`;
+
+/**
+ * Answers every action with success, `answers` first for the commands they match (the first
+ * matching entry per command); returns the actions taken.
+ */
+function run(
+  guest: GuestDefinition | GuestDefinition[],
+  answers: Array<[RegExp, ReturnType<typeof result>]> = [],
+  extra: Record<string, unknown> = {},
+) {
+  const results = [];
+  const actions: ModuleAction[] = [];
+  const module = libvirtGuestsModule;
+  const generator = module.run(module.parseArgs(args(guest, extra)), context());
+  let next = generator.next();
+  while (!next.done) {
+    const action = next.value;
+    actions.push(action);
+    let answer = result();
+    if (action.kind === 'exec') {
+      if (action.command.includes("'pool-dumpxml'")) answer = result(poolXml);
+      else if (action.command.includes("'domcapabilities'")) answer = result(caps);
+      for (const [pattern, given] of answers) if (pattern.test(action.command)) answer = given;
+    }
+    results.push(answer);
+    next = generator.next(answer);
+  }
+  return { actions, outcome: next.value };
+}
+
+const puts = (actions: ModuleAction[]) =>
+  actions.filter((a): a is Extract<ModuleAction, { kind: 'put' }> => a.kind === 'put');
+const execs = (actions: ModuleAction[]) =>
+  actions
+    .filter((a): a is Extract<ModuleAction, { kind: 'exec' }> => a.kind === 'exec')
+    .map((a) => a.command);
+
+describe('libvirt_guests: a Windows guest on the golden image', () => {
+  const guest = windowsGoldenGuest(input('win-1'), golden);
+
+  it('creates its disk as a qcow2 overlay backed by the golden volume of the pool', () => {
+    const { actions, outcome } = run(guest);
+    expect(outcome).toMatchObject({ failed: false, changed: true });
+    const volumeXml = puts(actions).find((p) => p.remotePath.endsWith('/lab.win-1.disk.qcow2.xml'));
+    expect(volumeXml?.content).toContain(`<path>${POOL_PATH}/${golden.volume}</path>`);
+    expect(volumeXml?.content).toContain('<format type="qcow2"/>');
+    const commands = execs(actions);
+    const checked = commands.findIndex((c) => c === `test -f '${POOL_PATH}/${golden.volume}'`);
+    const created = commands.findIndex((c) => c.includes("'vol-create' 'kubemix'"));
+    expect(checked).toBeGreaterThan(-1);
+    expect(created).toBeGreaterThan(checked);
+    // No Windows Setup volume is made for it.
+    expect(commands.some((c) => c.includes("'vol-create-as'"))).toBe(false);
+  });
+
+  it('writes the specialize answer file (computer name, password, no windowsPE pass) 0600 on its config ISO', () => {
+    const { actions } = run(guest);
+    const answer = puts(actions).find((p) => p.remotePath.endsWith('/win-1.config/Autounattend.xml'));
+    const content = String(answer?.content);
+    expect(answer?.mode).toBe(0o600);
+    expect(content).toContain('<settings pass="specialize">');
+    expect(content).toContain('<ComputerName>win-1</ComputerName>');
+    expect(content).toContain(PASSWORD);
+    expect(content).not.toContain('<settings pass="windowsPE">');
+  });
+
+  it('stops, naming the golden volume, when it is not in the pool; nothing is created', () => {
+    const { actions, outcome } = run(guest, [[/^test -f /, result('', { exitCode: 1 })]]);
+    expect(outcome).toMatchObject({ failed: true });
+    expect(outcome.msg).toContain(`golden Windows volume ${golden.volume} is not in the pool`);
+    expect(execs(actions).some((c) => c.includes("'vol-create'") || c.includes("'define'"))).toBe(false);
+  });
+});
+
+describe('libvirt_guests: a Windows guest installed from the ISO', () => {
+  it('still gets the install answer file (windowsPE pass) and a blank disk', () => {
+    const { actions } = run(windowsGuest(input('win-1')));
+    const answer = puts(actions).find((p) => p.remotePath.endsWith('/win-1.config/Autounattend.xml'));
+    expect(String(answer?.content)).toContain('<settings pass="windowsPE">');
+    expect(
+      execs(actions).some((c) => c.includes("'vol-create-as' 'kubemix' 'lab.win-1.disk.qcow2' '40G'")),
+    ).toBe(true);
+  });
+});
+
+// drive() is the harness the other module tests use; one call checks the guests module consumes
+// exactly its answers when the volume and domain exist already (a resumed run).
+describe('libvirt_guests: a resumed run', () => {
+  it('makes nothing for a golden overlay guest whose volumes and domain exist', () => {
+    const guest = windowsGoldenGuest(input('win-1'), golden);
+    const listed = [
+      '# domains',
+      guest.domain,
+      '# running',
+      guest.domain,
+      '# volumes',
+      ...guest.disks.map((d) => d.volume),
+    ];
+    const { execs: commands, outcome } = drive(libvirtGuestsModule, args(guest), [
+      result(poolXml),
+      result(),
+      result(listed.join('\n')),
+      result(),
+    ]);
+    expect(outcome).toMatchObject({ failed: false, changed: false });
+    expect(commands.some((c) => c.startsWith('test -f'))).toBe(false);
+  });
+});
+
+describe('libvirt_guests with the golden image plan (create-hosts and the golden-image task)', () => {
+  const overlays = ['win-1', 'win-2', 'win-3'].map((node) => windowsGoldenGuest(input(node), golden));
+  const goldenArg = { golden: { node1: { volume: golden.volume, install: windowsGuest(input('win-1')) } } };
+  const defined = (actions: ModuleAction[]) =>
+    execs(actions)
+      .filter((c) => c.includes("'start'"))
+      .map((c) => /'start' '([^']+)'/.exec(c)?.[1]);
+  const missing: [RegExp, ReturnType<typeof result>] = [
+    new RegExp(`^test -f '${POOL_PATH}/${golden.volume}'$`),
+    result('', { exitCode: 1 }),
+  ];
+
+  it('without the golden volume: installs the first Windows guest from the ISO, the others wait; registers capture', () => {
+    const { actions, outcome } = run(overlays, [missing], goldenArg);
+    expect(outcome).toMatchObject({ failed: false, data: { golden: 'capture', guests: ['lab.win-1'] } });
+    expect(defined(actions)).toEqual(['lab.win-1']);
+    expect(
+      execs(actions).some((c) => c.includes("'vol-create-as' 'kubemix' 'lab.win-1.disk.qcow2' '40G'")),
+    ).toBe(true);
+    const answer = puts(actions).find((p) => p.remotePath.endsWith('/win-1.config/Autounattend.xml'));
+    expect(String(answer?.content)).toContain('<settings pass="windowsPE">');
+    // Only what is made is recorded as intended: down has nothing of the waiting guests to look for.
+    const intent = actions.find((a) => a.kind === 'record') as Extract<ModuleAction, { kind: 'record' }>;
+    expect(intent.update.resources?.map((r) => r.name).filter((n) => n.includes('win-2'))).toEqual([]);
+  });
+
+  it('with the golden volume: every Windows guest is an overlay; registers exists', () => {
+    const { actions, outcome } = run(overlays, [], goldenArg);
+    expect(outcome).toMatchObject({ failed: false, data: { golden: 'exists' } });
+    expect(defined(actions)).toEqual(['lab.win-1', 'lab.win-2', 'lab.win-3']);
+    expect(execs(actions).some((c) => c.includes("'vol-create-as'"))).toBe(false);
+  });
+});
