@@ -43,7 +43,8 @@ export class TransportPool {
         () => this.connecting.delete(connecting),
         () => {
           this.connecting.delete(connecting);
-          this.open.delete(host.name);
+          // Only if it is still the host's entry: unconnected() may have replaced it meanwhile.
+          if (this.open.get(host.name) === connecting) this.open.delete(host.name);
         },
       );
       this.open.set(host.name, pending);
