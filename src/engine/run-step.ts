@@ -1,4 +1,5 @@
 import type { ModuleRunResult } from '../executor/run-module.js';
+import { abortableSleep as sleep } from '../timing/abortable-sleep.js';
 import type { Transport } from '../transport/types.js';
 import type { CommandResult } from '../types/command-result.js';
 import { failedResult } from '../types/command-result.js';
@@ -236,17 +237,4 @@ function fail(ctx: StepRunContext, raw: CommandResult, outcome: ModuleRunResult 
   );
   ctx.emit({ type: 'step-end', task: task.name, host: host.name, step: step.name, status: 'failed', result });
   return { status: step.ignoreErrors ? 'ignored' : 'failed', failure, message };
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const done = () => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-  });
 }

@@ -1,4 +1,5 @@
 import type { CallIo, Module, ModuleAction, ModuleContext } from '../modules/types.js';
+import { abortableSleep as sleep } from '../timing/abortable-sleep.js';
 import type { Transport } from '../transport/types.js';
 import type { CommandResult } from '../types/command-result.js';
 import { failedResult, succeededResult } from '../types/command-result.js';
@@ -21,18 +22,6 @@ export interface RunModuleOptions {
 }
 
 export type { ModuleRunResult } from '../types/module-outcome.js';
-
-// The abort listener goes when the timer fires: polling loops sleep many times on one signal.
-const sleep = (ms: number, signal?: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal?.addEventListener('abort', done, { once: true });
-  });
 
 /** Drives a module's generator over a transport: the only place module actions touch a wire. */
 export async function runModule(options: RunModuleOptions): Promise<ModuleRunResult> {

@@ -1,4 +1,5 @@
 import { evaluateCondition } from '../template/index.js';
+import { abortableSleep as sleep } from '../timing/abortable-sleep.js';
 import type { CommandResult } from '../types/command-result.js';
 import type { ExecuteTaskOptions, SingleRun } from './execute-task-types.js';
 import { runOnce } from './run-once.js';
@@ -49,20 +50,4 @@ export async function runWithRetries(
     await sleep(delayMs, options.signal);
     delayMs *= task.backoff ?? 1;
   }
-}
-
-/** Waits `ms`; aborting ends the wait at once (the retry loop then sees the signal and stops). */
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise<void>((resolve) => {
-    if (signal?.aborted) return resolve();
-    const timer = setTimeout(resolve, ms);
-    signal?.addEventListener(
-      'abort',
-      () => {
-        clearTimeout(timer);
-        resolve();
-      },
-      { once: true },
-    );
-  });
 }

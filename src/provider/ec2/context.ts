@@ -1,3 +1,4 @@
+import { abortableSleep } from '../../timing/abortable-sleep.js';
 import type { HostAssignment, ProviderResource, ProvisionLedger } from '../../types/provision.js';
 import type { AwsClients } from './client.js';
 
@@ -39,18 +40,7 @@ export interface Ec2Context {
 /** The real clock. */
 export const realClock: Ec2Context['clock'] = {
   now: () => Date.now(),
-  sleep: (ms, signal) =>
-    new Promise((resolve) => {
-      const timer = setTimeout(resolve, ms);
-      signal?.addEventListener(
-        'abort',
-        () => {
-          clearTimeout(timer);
-          resolve();
-        },
-        { once: true },
-      );
-    }),
+  sleep: abortableSleep,
 };
 
 /** The recorded resource of a kind and name in this region, if any. */
