@@ -2,7 +2,7 @@ import { shQuote } from '../../quote/index.js';
 import type { CommandResult } from '../../types/command-result.js';
 import type { ProviderResource, ResourceStatus } from '../../types/provision.js';
 import { type RawArgs, rejectUnknown, requireString } from '../args.js';
-import type { ModuleContext } from '../types.js';
+import type { ModuleAction, ModuleContext, ModuleOutcome } from '../types.js';
 
 /** Arguments every libvirt module takes (the planner writes them; see libvirt-provider.ts). */
 export interface LibvirtCommon {
@@ -96,4 +96,21 @@ export const poolPathAssignment = (variable: string, uri: string, pool: string):
 /** Reads a directory pool's target path from `virsh pool-dumpxml`. */
 export function poolPathFrom(xml: string): string | undefined {
   return /<target>\s*<path>([^<]+)<\/path>/.exec(xml)?.[1]?.trim();
+}
+
+/**
+ * A module step (`yield*`): the pool's target directory read with `virsh pool-dumpxml`, or the
+ * outcome a module returns when the pool is not usable.
+ */
+export function* poolDirectory(
+  uri: string,
+  pool: string,
+): Generator<ModuleAction, { path: string } | { failed: ModuleOutcome }, CommandResult> {
+  const dumped = yield { kind: 'exec', command: virsh(uri, 'pool-dumpxml', pool) };
+  const path = poolPathFrom(dumped.stdout);
+  if (dumped.failed || !path)
+    return {
+      failed: { changed: false, failed: true, msg: `storage pool ${pool} is not usable: ${reason(dumped)}` },
+    };
+  return { path };
 }

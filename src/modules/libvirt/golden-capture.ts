@@ -6,7 +6,7 @@ import type { Module, ModuleRun } from '../types.js';
 import {
   type LibvirtCommon,
   parseCommon,
-  poolPathFrom,
+  poolDirectory,
   reason,
   recordedHere,
   resource,
@@ -103,14 +103,9 @@ export const libvirtGoldenCaptureModule: Module<CaptureArgs> = {
       }
     }
 
-    const pool = yield { kind: 'exec', command: virsh(args.uri, 'pool-dumpxml', args.pool) };
-    const poolPath = poolPathFrom(pool.stdout);
-    if (pool.failed || !poolPath)
-      return {
-        changed: false,
-        failed: true,
-        msg: `storage pool ${args.pool} is not usable: ${reason(pool)}`,
-      };
+    const pool = yield* poolDirectory(args.uri, args.pool);
+    if ('failed' in pool) return pool.failed;
+    const poolPath = pool.path;
     yield { kind: 'progress', message: `capturing ${args.disk} as the golden volume ${args.golden}` };
     const captured = yield {
       kind: 'exec',

@@ -19,7 +19,7 @@ import {
   type LibvirtCommon,
   outputLines,
   parseCommon,
-  poolPathFrom,
+  poolDirectory,
   reason,
   resource,
   virsh,
@@ -293,14 +293,9 @@ export const libvirtGuestsModule: Module<GuestsArgs> = {
   *run(args, context): ModuleRun {
     const placed = forThisHypervisor<GuestDefinition[]>('libvirt_guests', args.hypervisors, context) ?? [];
     if (placed.length === 0) return { changed: false, failed: false, msg: 'no guests placed here' };
-    const pool = yield { kind: 'exec', command: virsh(args.uri, 'pool-dumpxml', args.pool) };
-    const poolPath = poolPathFrom(pool.stdout);
-    if (pool.failed || !poolPath)
-      return {
-        changed: false,
-        failed: true,
-        msg: `storage pool ${args.pool} is not usable: ${reason(pool)}`,
-      };
+    const pool = yield* poolDirectory(args.uri, args.pool);
+    if ('failed' in pool) return pool.failed;
+    const poolPath = pool.path;
     const golden = forThisHypervisor<GoldenPlan>('libvirt_guests', args.golden, context);
     let goldenState: 'exists' | 'capture' | undefined;
     let guests = placed;
