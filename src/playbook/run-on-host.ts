@@ -4,14 +4,14 @@ import { ConnectionError } from '../errors/index.js';
 import { renderString } from '../template/index.js';
 import type { Transport } from '../transport/types.js';
 import type { InventoryHost } from '../types/inventory.js';
-import { type ExecuteTaskOptions, executeTask, type TaskOutcome } from './execute-task.js';
+import { type ExecuteTaskOptions, executeTask, outcomeOfWhen, type TaskOutcome } from './execute-task.js';
 import { IMPLICIT_LOCALHOST, namesLocalhost } from './implicit-localhost.js';
 import type { PlaybookRun } from './playbook-run.js';
 import { syntheticFailure } from './synthetic-failure.js';
 import type { Task } from './types.js';
 
 /**
- * Runs one task for one host: finds where it runs (delegate_to), takes that host's connection
+ * Runs one task for one host: reads its `when`, finds where it runs (delegate_to), takes that host's connection
  * from the pool and streams the output as events. A connection refused makes the host
  * unreachable; its pooled transport is forgotten so a later play reconnects.
  */
@@ -22,6 +22,9 @@ export async function runOnHost(
   vars: Record<string, unknown>,
 ): Promise<TaskOutcome> {
   const { options, pool, emit } = run;
+  // `when` before any connection, as Ansible: a skipped task never waits for a host to answer.
+  const decided = outcomeOfWhen(task, host.name, vars);
+  if (decided) return decided;
   let target = host;
   if (task.delegateTo) {
     let name: string;

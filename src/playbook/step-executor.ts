@@ -6,8 +6,9 @@ import type { Transport } from '../transport/types.js';
 import type { InventoryHost } from '../types/inventory.js';
 import type { ModuleRunResult } from '../types/module-outcome.js';
 import type { StepExecutor, StepRequest } from '../types/step.js';
-import { executeTask } from './execute-task.js';
+import { executeTask, outcomeOfWhen, type TaskOutcome } from './execute-task.js';
 import { taskForPlanStep } from './plan-step.js';
+import type { Task } from './types.js';
 import { mergeVars } from './vars.js';
 
 /**
@@ -30,6 +31,28 @@ async function delegateTarget(
     };
   }
   return request.delegate(name);
+}
+
+/** Runs a step's task on its host, or on its delegate_to host. */
+async function runStep(
+  request: StepRequest,
+  task: Task,
+  vars: Record<string, unknown>,
+  localhost: LocalTransport,
+): Promise<TaskOutcome> {
+  const target = await delegateTarget(request, task.delegateTo, vars, localhost);
+  return executeTask({
+    task,
+    host: request.host,
+    transport: target?.transport ?? request.transport,
+    vars,
+    ...(target ? { delegateHost: target.host } : {}),
+    signal: request.signal,
+    onOutput: request.onOutput,
+    onProgress: request.onProgress,
+    ...(request.timeoutMs === undefined ? {} : { timeoutMs: request.timeoutMs }),
+    ...(request.ledger ? { ledger: request.ledger } : {}),
+  });
 }
 
 /** Ansible's magic variables for a plan step: the task's hosts are the play's hosts. */
@@ -82,19 +105,8 @@ export function createPlaybookStepExecutor(): StepExecutor {
       // The task's own `vars:` win, as in Ansible.
       { values: task.vars, templated: true },
     ]);
-    const target = await delegateTarget(request, task.delegateTo, vars, localhost);
-    const outcome = await executeTask({
-      task,
-      host,
-      transport: target?.transport ?? request.transport,
-      vars,
-      ...(target ? { delegateHost: target.host } : {}),
-      signal: request.signal,
-      onOutput: request.onOutput,
-      onProgress: request.onProgress,
-      ...(request.timeoutMs === undefined ? {} : { timeoutMs: request.timeoutMs }),
-      ...(request.ledger ? { ledger: request.ledger } : {}),
-    });
+    // `when` first, as Ansible: a skipped step never connects to its delegate_to host.
+    const outcome = outcomeOfWhen(task, host.name, vars) ?? (await runStep(request, task, vars, localhost));
     if (outcome.unreachable && outcome.failed) {
       // Same as a lost connection in any other step: a failed result the engine reports by host.
       return {
