@@ -85,7 +85,7 @@ beforeAll(async () => {
   cluster = hv.cluster.name;
   network = networkName(cluster, hv.host.name);
   install = windowsGuest(input('win-1'));
-  /** libvirt_guests' arguments, the same for create-hosts and the golden-image task (libvirt-provider.ts). */
+  // libvirt_guests' arguments, the same for create-hosts and the golden-image task (libvirt-provider.ts).
   guestsArgs = {
     ...hv.common,
     accel: 'qemu',
