@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { parseCidr } from './cidr.js';
 import {
   ENDPOINT_MESSAGE,
   HOST_ADDRESS_MESSAGE,
@@ -14,7 +15,32 @@ import {
   VERSION_OR_REF,
 } from './field-patterns.js';
 
-/** The spec's schemas for the field kinds of field-patterns.ts (addresses, users, versions, flags). */
+/**
+ * The spec's schemas for single fields: names, CIDRs, versions and the field kinds of
+ * field-patterns.ts (addresses, users, versions, flags).
+ */
+
+/** Cluster, host, group and pool names. */
+export const dnsLabelSchema = z
+  .string()
+  .regex(
+    /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/,
+    'must be a lower-case DNS label (a-z, 0-9, "-"), at most 63 characters',
+  );
+
+// abort: a string that is not CIDR-shaped gets one message, not two.
+export const cidrSchema = z
+  .string()
+  .regex(/^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})\/(\d{1,2})$/, {
+    message: 'must be an IPv4 CIDR such as 10.244.0.0/16',
+    abort: true,
+  })
+  .refine((v) => parseCidr(v) !== undefined, 'must be an IPv4 CIDR with octets <= 255 and a prefix <= 32');
+
+/** A Kubernetes release such as 1.31.2 (a leading v is accepted). */
+export const kubernetesVersionSchema = z
+  .string()
+  .regex(/^v?\d+\.\d+\.\d+$/, 'must be a version such as 1.31.2');
 
 /** A host to connect to: an IP address or a DNS name. */
 export const hostAddressSchema = z.string().refine(isHostAddress, HOST_ADDRESS_MESSAGE);

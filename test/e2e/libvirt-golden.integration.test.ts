@@ -1,20 +1,18 @@
 import { execFileSync } from 'node:child_process';
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  leftovers,
-  removeTestStorage,
-  sha256File,
-  testImage,
-  writeLibvirtSpec,
-} from '../../fixtures/libvirt/lab.js';
+import { leftovers } from '../../fixtures/libvirt/lab.js';
 import { ensureLibvirtd, type TestLibvirtd, virsh } from '../../fixtures/libvirt/libvirtd.js';
-import { type TestCluster, uniqueTestCluster } from '../../fixtures/libvirt/test-cluster.js';
+import type { TestCluster } from '../../fixtures/libvirt/test-cluster.js';
+import {
+  removeWindowsTestCluster,
+  type WindowsTestCluster,
+  writeWindowsTestSpec,
+} from '../../fixtures/libvirt/windows-spec.js';
 import { cachedImage } from '../../src/provider/libvirt/image.js';
 import { goldenImage } from '../../src/provider/libvirt/windows/golden-cache.js';
 import { defaultWindowsImage } from '../../src/provider/libvirt/windows/guest.js';
-import { testTempDir } from '../helpers/temp.js';
 import { kubemix, tempClusterDir } from './helpers.js';
 
 // `kubemix up` with `windows.goldenImage: true` on real libvirtd, as far as it can go without
@@ -23,6 +21,7 @@ import { kubemix, tempClusterDir } from './helpers.js';
 // run by a second `up`, so its decision comes from the state — watches that install and gives up
 // at the spec's time. STAND-IN: the "Windows ISO" boots nothing, so nothing is generalized or
 // captured here (test/modules/libvirt/golden-flow.integration.test.ts runs those steps).
+let test: WindowsTestCluster | undefined;
 let cluster: TestCluster;
 let libvirtd: TestLibvirtd;
 let spec: string;
@@ -38,32 +37,17 @@ const domains = async () =>
 
 beforeAll(async () => {
   libvirtd = await ensureLibvirtd();
-  cluster = await uniqueTestCluster('kmxgold');
-  const image = await testImage();
-  const media = await testTempDir('golden-media');
-  await mkdir(join(media, 'content'));
-  await writeFile(
-    join(media, 'content', 'README.TXT'),
-    'not Windows: a stand-in medium that boots nothing\n',
-  );
-  const iso = join(media, 'not-windows.iso');
-  execFileSync('genisoimage', ['-quiet', '-o', iso, '-V', 'NOTWIN', join(media, 'content')]);
-  clusterDir = join(await tempClusterDir(), 'cluster');
-  windowsIso = { source: iso, sha256: await sha256File(iso) };
-  spec = await writeLibvirtSpec(join(clusterDir, '..', 'golden.yaml'), {
-    ...cluster,
-    image: { source: image.path, sha256: image.sha256 },
-    windows: { count: 2, iso: windowsIso },
-    windowsInstallMinutes: 1,
-    windowsGoldenImage: true,
+  test = await writeWindowsTestSpec({
+    stem: 'kmxgold',
+    dir: await tempClusterDir(),
+    windows: 2,
+    goldenImage: true,
   });
+  ({ cluster, spec, clusterDir, windowsIso } = test);
 }, 20 * 60_000);
 
 afterAll(async () => {
-  if (spec && cluster && (await leftovers(cluster)).length > 0)
-    await kubemix(['down', spec, '--cluster-dir', clusterDir]);
-  if (cluster) await removeTestStorage(cluster);
-  if (clusterDir) await rm(join(clusterDir, '..'), { recursive: true, force: true });
+  await removeWindowsTestCluster(test, (t) => kubemix(['down', t.spec, '--cluster-dir', t.clusterDir]));
   await libvirtd?.stop();
 }, 10 * 60_000);
 

@@ -1,19 +1,17 @@
 import { execFileSync } from 'node:child_process';
-import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { XMLParser } from 'fast-xml-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  leftovers,
-  removeTestStorage,
-  sha256File,
-  testImage,
-  writeLibvirtSpec,
-} from '../../fixtures/libvirt/lab.js';
+import { leftovers } from '../../fixtures/libvirt/lab.js';
 import { ensureLibvirtd, type TestLibvirtd, virsh } from '../../fixtures/libvirt/libvirtd.js';
-import { type TestCluster, uniqueTestCluster } from '../../fixtures/libvirt/test-cluster.js';
+import type { TestCluster } from '../../fixtures/libvirt/test-cluster.js';
+import {
+  removeWindowsTestCluster,
+  type WindowsTestCluster,
+  writeWindowsTestSpec,
+} from '../../fixtures/libvirt/windows-spec.js';
 import { readSecrets } from '../../src/engine/index.js';
-import { testTempDir } from '../helpers/temp.js';
 import { kubemix, settleKubemixRuns, tempClusterDir } from './helpers.js';
 
 // A Windows worker on libvirt, as far as it can go without Windows: kubemix generates the
@@ -24,6 +22,7 @@ import { kubemix, settleKubemixRuns, tempClusterDir } from './helpers.js';
 // that never installs: it reports what it sees and gives up when the spec's time runs out. No
 // Windows stand-in guest exists: nothing here proves that Windows Setup accepts the answer file.
 // A fresh name, network and pool per run: other worktrees may run this test on the same libvirtd.
+let test: WindowsTestCluster | undefined;
 let cluster: TestCluster;
 const configVolume = () => `${cluster.name}.windows-01.config.iso`;
 let libvirtd: TestLibvirtd;
@@ -40,23 +39,8 @@ const parser = new XMLParser({
 
 beforeAll(async () => {
   libvirtd = await ensureLibvirtd();
-  cluster = await uniqueTestCluster('kmxwin');
-  const image = await testImage();
-  const media = await testTempDir('windows-media');
-  await mkdir(join(media, 'content'));
-  await writeFile(
-    join(media, 'content', 'README.TXT'),
-    'not Windows: a stand-in medium that boots nothing\n',
-  );
-  const iso = join(media, 'not-windows.iso');
-  execFileSync('genisoimage', ['-quiet', '-o', iso, '-V', 'NOTWIN', join(media, 'content')]);
-  clusterDir = join(await tempClusterDir(), 'cluster');
-  spec = await writeLibvirtSpec(join(clusterDir, '..', 'windows.yaml'), {
-    ...cluster,
-    image: { source: image.path, sha256: image.sha256 },
-    windows: { count: 1, iso: { source: iso, sha256: await sha256File(iso) } },
-    windowsInstallMinutes: 1,
-  });
+  test = await writeWindowsTestSpec({ stem: 'kmxwin', dir: await tempClusterDir(), windows: 1 });
+  ({ cluster, spec, clusterDir } = test);
   created = await kubemix(['up', spec, '--cluster-dir', clusterDir, '--stop-after', 'create-hosts']);
   const secrets = await readSecrets(clusterDir);
   const passwords = secrets['hypervisor-01']?.['libvirt_windows_passwords'] as
@@ -67,10 +51,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await settleKubemixRuns();
-  if (spec && cluster && (await leftovers(cluster)).length > 0)
-    await kubemix(['down', spec, '--cluster-dir', clusterDir]);
-  if (cluster) await removeTestStorage(cluster);
-  if (clusterDir) await rm(join(clusterDir, '..'), { recursive: true, force: true });
+  await removeWindowsTestCluster(test, (t) => kubemix(['down', t.spec, '--cluster-dir', t.clusterDir]));
   await libvirtd?.stop();
 }, 10 * 60_000);
 

@@ -1,20 +1,17 @@
-import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { removeTestStorage } from '../../../fixtures/libvirt/lab.js';
+import {
+  type GoldenTestHypervisor,
+  goldenTestHypervisor,
+  powerOffLikeSysprep,
+  removeDomains,
+  STAND_IN_GOLDEN,
+  virshResult,
+} from '../../../fixtures/libvirt/golden.js';
 import { ensureLibvirtd, type TestLibvirtd, virsh } from '../../../fixtures/libvirt/libvirtd.js';
-import { applyProvisionUpdate } from '../../../src/engine/index.js';
-import { runModule } from '../../../src/executor/run-module.js';
 import { libvirtGoldenCaptureModule } from '../../../src/modules/libvirt/index.js';
-import type { Module } from '../../../src/modules/types.js';
-import { cachedImage } from '../../../src/provider/libvirt/image.js';
-import { dirPoolXml } from '../../../src/provider/libvirt/storage-xml.js';
-import { goldenImage } from '../../../src/provider/libvirt/windows/golden-cache.js';
-import { LocalTransport } from '../../../src/transport/local/index.js';
-import type { InventoryHost } from '../../../src/types/inventory.js';
-import type { ProviderResource, ProvisionLedger } from '../../../src/types/provision.js';
 
 // libvirt_golden_capture on a real libvirtd, QEMU (TCG) and qemu-img, through kubemix's local
 // transport. STAND-INS, not Windows: the "generalized Windows disk" is a small qcow2 volume with a
@@ -24,49 +21,23 @@ import type { ProviderResource, ProvisionLedger } from '../../../src/types/provi
 // while kubemix waits, the disk becomes the golden volume, the installed guest goes, and a guest
 // stopped any other way (virsh destroy) is not captured.
 
-const run = randomBytes(3).toString('hex');
-const cluster = `kmx-capture-${run}`;
-const pool = `kubemix-tests-capture-${run}`;
-const dataDir = `/var/lib/kubemix-tests-${cluster}`;
-const host: InventoryHost = {
-  name: 'hypervisor-01',
-  address: '127.0.0.1',
-  os: 'linux',
-  connection: 'local',
-  role: 'worker',
-  group: 'hypervisors',
-};
 const PATTERN = '0x5a';
 let libvirtd: TestLibvirtd;
-let poolPath: string;
+let hv: GoldenTestHypervisor;
 const domains: string[] = [];
-
-const golden = goldenImage({
-  windowsIso: cachedImage({ source: '/isos/ws2022.iso', sha256: 'd'.repeat(64) }, 'iso'),
-  version: '2022',
-  image: { name: 'Windows Server 2022 SERVERDATACENTERCORE' },
-});
-
-const resources: ProviderResource[] = [];
-const ledger: ProvisionLedger = {
-  get resources() {
-    return resources;
-  },
-  record: async (update) =>
-    applyProvisionUpdate({ resources, assignments: {} }, update, new Date().toISOString()),
-};
+const golden = STAND_IN_GOLDEN;
 
 const qemuIo = (file: string, command: string) =>
   execa('qemu-io', ['-f', 'qcow2', '-c', command, file], { reject: false });
-const lv = (...args: string[]) => execa('virsh', ['-q', '-c', 'qemu:///system', ...args], { reject: false });
 
 /** A cluster's installed guest as create-hosts leaves it: a domain of the cluster on its disk volume, running. */
 async function installedGuest(node: string): Promise<{ domain: string; disk: string }> {
+  const { name: cluster, pool, dataDir } = hv.cluster;
   const domain = `${cluster}.${node}`;
   const disk = `${cluster}.${node}.disk.qcow2`;
   await virsh('vol-create-as', pool, disk, '64M', '--format', 'qcow2');
-  expect((await qemuIo(join(poolPath, disk), `write -P ${PATTERN} 0 1M`)).exitCode).toBe(0);
-  const file = join(dirname(poolPath), `${node}.xml`);
+  expect((await qemuIo(join(hv.poolPath, disk), `write -P ${PATTERN} 0 1M`)).exitCode).toBe(0);
+  const file = join(dataDir, `${node}.xml`);
   writeFileSync(
     file,
     `<domain type="qemu"><name>${domain}</name><memory unit="MiB">64</memory><vcpu>1</vcpu><os><type arch="x86_64">hvm</type></os><devices><disk type="volume" device="disk"><driver name="qemu" type="qcow2"/><source pool="${pool}" volume="${disk}"/><target dev="vda" bus="virtio"/></disk></devices></domain>`,
@@ -74,12 +45,12 @@ async function installedGuest(node: string): Promise<{ domain: string; disk: str
   domains.push(domain);
   await virsh('define', file);
   await virsh('start', domain);
-  resources.push(
+  hv.resources.push(
     {
       provider: 'libvirt',
       kind: 'domain',
       name: domain,
-      location: host.name,
+      location: hv.host.name,
       status: 'created',
       details: { node },
     },
@@ -87,7 +58,7 @@ async function installedGuest(node: string): Promise<{ domain: string; disk: str
       provider: 'libvirt',
       kind: 'volume',
       name: disk,
-      location: host.name,
+      location: hv.host.name,
       status: 'created',
       details: { pool },
     },
@@ -95,52 +66,34 @@ async function installedGuest(node: string): Promise<{ domain: string; disk: str
   return { domain, disk };
 }
 
-function capture(guest: { domain: string; disk: string }, onProgress?: (message: string) => void) {
-  const transport = new LocalTransport(host.name);
-  return runModule({
-    module: libvirtGoldenCaptureModule as Module<unknown>,
-    args: {
-      uri: 'qemu:///system',
-      cluster,
-      dataDir: dirname(poolPath),
-      pool,
+const capture = (guest: { domain: string; disk: string }, onProgress?: (message: string) => void) =>
+  hv.run(
+    libvirtGoldenCaptureModule,
+    {
+      ...hv.common,
       domain: guest.domain,
-      node: guest.domain.slice(cluster.length + 1),
+      node: guest.domain.slice(hv.cluster.name.length + 1),
       disk: guest.disk,
       golden: golden.volume,
       timeoutMinutes: 5,
     },
-    context: { host, os: 'linux', vars: {}, checkMode: false, ledger },
-    transport,
-    ...(onProgress ? { onProgress } : {}),
-  }).finally(() => transport.close());
-}
+    onProgress,
+  );
 
 const volumes = async () =>
-  (await virsh('vol-list', pool))
+  (await virsh('vol-list', hv.cluster.pool))
     .split('\n')
     .map((l) => l.trim().split(/\s+/)[0])
     .filter(Boolean);
 
 beforeAll(async () => {
   libvirtd = await ensureLibvirtd();
-  // Under /var/lib like the libvirt e2e tests' storage: QEMU runs as libvirt's user, which cannot
-  // enter the test temp directory.
-  poolPath = join(dataDir, 'pool');
-  mkdirSync(poolPath, { recursive: true });
-  const file = join(dirname(poolPath), 'pool.xml');
-  writeFileSync(file, dirPoolXml({ name: pool, path: poolPath }));
-  await virsh('pool-define', file);
-  await virsh('pool-start', pool);
+  hv = await goldenTestHypervisor('kmx-capture');
 }, 120_000);
 
 afterAll(async () => {
-  for (const domain of domains) {
-    await lv('destroy', domain);
-    await lv('undefine', '--nvram', domain);
-    rmSync(`/var/log/libvirt/qemu/${domain}.log`, { force: true });
-  }
-  await removeTestStorage({ dataDir, pool });
+  await removeDomains(domains);
+  await hv?.remove();
   await libvirtd?.stop();
 }, 120_000);
 
@@ -154,7 +107,7 @@ describe('libvirt_golden_capture (real libvirtd; stand-in disk and power-off, no
     const outcome = await capture(guest, (message) => {
       progress.push(message);
       // The guest powers off while kubemix waits (sysprep's /shutdown, here QEMU quitting).
-      quit ??= lv('qemu-monitor-command', guest.domain, '{"execute":"quit"}');
+      quit ??= powerOffLikeSysprep(guest.domain);
     });
     await quit;
     expect(outcome.msg).toBe(
@@ -166,7 +119,7 @@ describe('libvirt_golden_capture (real libvirtd; stand-in disk and power-off, no
 
     // The golden volume: in the pool (refreshed), standalone, holding the disk's bytes.
     expect(await volumes()).toEqual([golden.volume]);
-    const goldenPath = join(poolPath, golden.volume);
+    const goldenPath = join(hv.poolPath, golden.volume);
     const info = JSON.parse(
       (await execa('qemu-img', ['info', '--output=json', '-f', 'qcow2', goldenPath])).stdout,
     ) as { 'backing-filename'?: string };
@@ -174,30 +127,30 @@ describe('libvirt_golden_capture (real libvirtd; stand-in disk and power-off, no
     const read = await qemuIo(goldenPath, `read -P ${PATTERN} 0 1M`);
     expect(read.stdout).toMatch(/read 1048576\/1048576/);
     expect(read.stdout).not.toMatch(/Pattern verification failed/);
-    expect(readdirSync(poolPath).filter((f) => f.endsWith('.partial'))).toEqual([]);
+    expect(readdirSync(hv.poolPath).filter((f) => f.endsWith('.partial'))).toEqual([]);
     // The installed guest is gone, and the state says so.
-    expect((await lv('dominfo', guest.domain)).exitCode).not.toBe(0);
-    expect(resources.filter((r) => r.status !== 'deleted')).toEqual([]);
+    expect((await virshResult('dominfo', guest.domain)).exitCode).not.toBe(0);
+    expect(hv.resources.filter((r) => r.status !== 'deleted')).toEqual([]);
   });
 
   it('keeps a golden volume another cluster captured first, and still removes the installed guest', {
     timeout: 300_000,
   }, async () => {
-    const goldenPath = join(poolPath, golden.volume);
+    const goldenPath = join(hv.poolPath, golden.volume);
     expect((await qemuIo(goldenPath, 'write -P 0x11 0 1M')).exitCode).toBe(0); // "the other cluster's"
     const guest = await installedGuest('w2');
-    await lv('qemu-monitor-command', guest.domain, '{"execute":"quit"}');
+    await powerOffLikeSysprep(guest.domain);
     const outcome = await capture(guest);
     expect(outcome.failed).toBe(false);
     expect((await qemuIo(goldenPath, 'read -P 0x11 0 1M')).stdout).not.toMatch(/Pattern verification failed/);
-    expect(readdirSync(poolPath).filter((f) => f.endsWith('.partial'))).toEqual([]);
+    expect(readdirSync(hv.poolPath).filter((f) => f.endsWith('.partial'))).toEqual([]);
     expect(await volumes()).toEqual([golden.volume]);
   });
 
   it('captures nothing from a guest that was destroyed rather than shut down', {
     timeout: 300_000,
   }, async () => {
-    await virsh('vol-delete', golden.volume, '--pool', pool);
+    await virsh('vol-delete', golden.volume, '--pool', hv.cluster.pool);
     const guest = await installedGuest('w3');
     await virsh('destroy', guest.domain);
     const outcome = await capture(guest);
@@ -205,9 +158,9 @@ describe('libvirt_golden_capture (real libvirtd; stand-in disk and power-off, no
     expect(outcome.msg).toBe(
       `${guest.domain} is shut off (destroyed), not by sysprep's shutdown: its disk is not made the golden image`,
     );
-    expect(existsSync(join(poolPath, golden.volume))).toBe(false);
+    expect(existsSync(join(hv.poolPath, golden.volume))).toBe(false);
     expect(await volumes()).toEqual([guest.disk]);
     await virsh('undefine', guest.domain);
-    await virsh('vol-delete', guest.disk, '--pool', pool);
+    await virsh('vol-delete', guest.disk, '--pool', hv.cluster.pool);
   });
 });

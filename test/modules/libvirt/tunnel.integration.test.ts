@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { memoryLedger } from '../../../fixtures/libvirt/memory-ledger.js';
 import { type Lab, startLab } from '../../../scripts/lab/lab.js';
-import { applyProvisionUpdate } from '../../../src/engine/index.js';
 import { createTransport } from '../../../src/executor/create-transport.js';
 import { runModule } from '../../../src/executor/run-module.js';
 import { libvirtDestroyNetworkModule, libvirtTunnelModule } from '../../../src/modules/libvirt/index.js';
@@ -9,7 +9,6 @@ import { bridgeName, networkName, tunnelName, tunnelVni } from '../../../src/pro
 import { TUNNEL_GUEST_MTU, type TunnelDefinition } from '../../../src/provider/libvirt/tunnel.js';
 import type { Transport } from '../../../src/transport/types.js';
 import type { InventoryHost } from '../../../src/types/inventory.js';
-import type { ProviderResource, ProvisionLedger } from '../../../src/types/provision.js';
 
 // The tunnel between hypervisors, as far as network namespaces allow it without libvirt: two
 // lab hosts (real sshd, each in its own network namespace on the lab bridge) play two
@@ -22,14 +21,7 @@ const cluster = 'kmxtun';
 const cidrPrefix = '10.213.77';
 let lab: Lab;
 const transports: Transport[] = [];
-const resources: ProviderResource[] = [];
-const ledger: ProvisionLedger = {
-  get resources() {
-    return resources;
-  },
-  record: async (update) =>
-    applyProvisionUpdate({ resources, assignments: {} }, update, new Date().toISOString()),
-};
+const { resources, ledger } = memoryLedger();
 
 function ssh(host: InventoryHost): Transport {
   const transport = createTransport({ ...host, vars: { kubemix_known_hosts: [lab.knownHostsPath] } });
