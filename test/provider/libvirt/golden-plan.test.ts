@@ -157,6 +157,22 @@ describe('plan with windows.goldenImage', () => {
     expect(p.hosts.find((h) => h.name === first.node)!.vars?.['libvirt_config_target']).toBe('sdb');
   });
 
+  it('has wait-for-hosts watch each Windows guest as what it is: specialize for overlays, install without the golden image', () => {
+    const setups = (p: Plan) => {
+      const wait = task(p, 'wait-for-hosts').steps.find((s) => s.module === 'libvirt_windows_install')!;
+      const module = findModule(wait.module)!;
+      return p.hosts
+        .filter((h) => h.os === 'windows')
+        .map((h) => {
+          // Rendered with the node's own variables, as the executor scopes a step's arguments.
+          const scope = { ...h.vars, inventory_hostname: h.name, ansible_host: h.address };
+          return (module.parseArgs(renderValue(wait.args, scope)) as { setup: string }).setup;
+        });
+    };
+    expect(setups(plan(true))).toEqual(['specialize', 'specialize', 'specialize']);
+    expect(setups(plan(false))).toEqual(['install', 'install', 'install']);
+  });
+
   it('shows which path each Windows guest takes', () => {
     const text = formatPlan(plan(true));
     const lines = text.split('\n').filter((l) => /^ {2}win-\S+ +worker +windows Windows Server 2022/.test(l));
