@@ -44,6 +44,13 @@ export const OPENSSH_HOST_KEY_FILES = ['dsa', 'ecdsa', 'ed25519', 'rsa'].flatMap
   `C:\\ProgramData\\ssh\\ssh_host_${type}_key.pub`,
 ]);
 
+/**
+ * The cluster key the first logon authorized for Administrators (first-logon-script.ts). The
+ * golden volume is shared by every cluster of the hypervisor, WinRM ones included, so the image
+ * must not carry the capturing cluster's key: an overlay's first logon writes its own cluster's.
+ */
+export const OPENSSH_ADMIN_AUTHORIZED_KEYS = 'C:\\ProgramData\\ssh\\administrators_authorized_keys';
+
 /** OpenSSH Server's service name (Win32-OpenSSH install-sshd.ps1: New-Service -Name sshd). */
 const SSHD_SERVICE = 'sshd';
 
@@ -74,7 +81,7 @@ export function generalizeUnattendXml(): string {
  * The PowerShell kubemix runs in the first Windows guest (over its WinRM or SSH connection) to
  * generalize it: remove the cached install answer files (they would shadow the overlays' own),
  * stop sshd if OpenSSH Server is installed and delete its host keys (see
- * {@link OPENSSH_HOST_KEY_FILES}), write the generalize answer file, and start sysprep with {@link sysprepArguments} (checked
+ * {@link OPENSSH_HOST_KEY_FILES}) and the cluster key it authorized, write the generalize answer file, and start sysprep with {@link sysprepArguments} (checked
  * against Microsoft Learn, "Sysprep Command-Line Options", in sysprep.ts). The guest powers off
  * when sysprep is done: the provider waits for the domain to be shut off, then keeps its disk.
  */
@@ -90,7 +97,7 @@ export function generalizeScript(): string {
     // design", as upstream): a generalize run over SSH goes on. Test-Path first: a missing key
     // is no error, a key that cannot be deleted is ($ErrorActionPreference 'Stop').
     `if (Get-Service -Name ${psQuote(SSHD_SERVICE)} -ErrorAction SilentlyContinue) { Stop-Service -Name ${psQuote(SSHD_SERVICE)} }`,
-    ...OPENSSH_HOST_KEY_FILES.map(
+    ...[...OPENSSH_HOST_KEY_FILES, OPENSSH_ADMIN_AUTHORIZED_KEYS].map(
       (key) =>
         `if (Test-Path -LiteralPath ${psQuote(key)}) { Remove-Item -LiteralPath ${psQuote(key)} -Force }`,
     ),

@@ -19,6 +19,7 @@ import {
   GENERALIZE_UNATTEND_PATH,
   generalizeScript,
   generalizeUnattendXml,
+  OPENSSH_ADMIN_AUTHORIZED_KEYS,
 } from '../../../../src/provider/libvirt/windows/golden-image.js';
 
 // kubemix's generalize script sent over WinRM (kubemix's own transport, NTLM with message
@@ -63,6 +64,8 @@ describe('generalize script on the simulated Windows host', () => {
     sim.fs.write(`${OPENSSH_DIR}\\ssh_host_dsa_key`, 'old dsa key');
     sim.fs.write(`${OPENSSH_DIR}\\ssh_host_dsa_key.pub`, 'old dsa key.pub');
     expect(hostKeyFiles(sim).size).toBe(8);
+    // The capturing cluster's key, as the first logon authorized it (not for other clusters' guests).
+    sim.fs.write(OPENSSH_ADMIN_AUTHORIZED_KEYS, 'ssh-ed25519 AAAA kubemix cluster key\n');
     for (const cached of CACHED_ANSWER_FILES) {
       sim.fs.mkdir(sim.fs.parent(cached));
       sim.fs.write(cached, '<unattend/>');
@@ -76,6 +79,7 @@ describe('generalize script on the simulated Windows host', () => {
     expect(result.failed).toBe(false);
     for (const cached of CACHED_ANSWER_FILES) expect(sim.fs.exists(cached), cached).toBe(false);
     expect([...hostKeyFiles(sim).keys()]).toEqual([]);
+    expect(sim.fs.exists(OPENSSH_ADMIN_AUTHORIZED_KEYS)).toBe(false);
     expect(sim.service('sshd')?.state).toBe('stopped');
     expect(sim.fs.exists(FIRST_LOGON_DONE_MARKER)).toBe(false);
     expect(sim.fs.read(GENERALIZE_UNATTEND_PATH)?.toString('utf8')).toBe(generalizeUnattendXml());
