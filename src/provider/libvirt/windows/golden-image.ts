@@ -32,8 +32,8 @@ export const CACHED_ANSWER_FILES = [
  * generate_host_keys ("create host keys if they dont already exist"; only when am_system(), and
  * install-sshd.ps1 registers sshd with New-Service and no -Credential, i.e. as LocalSystem);
  * ssh-keygen.c do_gen_all_hostkeys makes each key whose private file is missing or empty. So
- * each overlay's sshd makes its own keys when it first starts (at boot: the first logon set it
- * Automatic). Not verified on Windows (none here).
+ * each overlay's sshd makes its own keys when it first starts (its first logon starts it, with
+ * `connection: ssh`). Not verified on Windows (none here).
  *
  * Types: rsa, ecdsa and ed25519 are what `ssh-keygen -A` makes at that commit; dsa too because
  * Win32-OpenSSH made DSA keys until its OpenSSH 9.1 merge (316ebdca, 2022; upstream 88e376f),
@@ -94,9 +94,13 @@ export function generalizeScript(): string {
     ),
     // Stopped first so it cannot make or serve keys before the power-off. Stopping the service
     // ends only the listener, not running sessions (Win32-OpenSSH issues #8 and #1681, "by
-    // design", as upstream): a generalize run over SSH goes on. Test-Path first: a missing key
-    // is no error, a key that cannot be deleted is ($ErrorActionPreference 'Stop').
+    // design", as upstream): a generalize run over SSH goes on. Back to Manual, the capability's
+    // default (Microsoft Learn, "Get started with OpenSSH for Windows", where Automatic is an
+    // optional step): the image serves every cluster of the hypervisor, and only a first logon
+    // with `connection: ssh` sets sshd Automatic and starts it (then it makes its keys). Test-Path
+    // first: a missing key is no error, a key that cannot be deleted is ($ErrorActionPreference 'Stop').
     `if (Get-Service -Name ${psQuote(SSHD_SERVICE)} -ErrorAction SilentlyContinue) { Stop-Service -Name ${psQuote(SSHD_SERVICE)} }`,
+    `if (Get-Service -Name ${psQuote(SSHD_SERVICE)} -ErrorAction SilentlyContinue) { Set-Service -Name ${psQuote(SSHD_SERVICE)} -StartupType Manual }`,
     ...[...OPENSSH_HOST_KEY_FILES, OPENSSH_ADMIN_AUTHORIZED_KEYS].map(
       (key) =>
         `if (Test-Path -LiteralPath ${psQuote(key)}) { Remove-Item -LiteralPath ${psQuote(key)} -Force }`,
