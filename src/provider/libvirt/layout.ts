@@ -181,7 +181,7 @@ function goldenFor(
  * comma-separated list, as `address` or `[address]:port`, the forms OpenSSH's sshd(8) "SSH_KNOWN_HOSTS
  * FILE FORMAT" gives and accept-new writes).
  */
-export function knownHostsLinePattern(address: string, port: number): string {
+function knownHostsLinePattern(address: string, port: number): string {
   const escaped = address.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   return `^(?:\\S*,)?(?:${escaped}|\\[${escaped}\\]:${port})(?:,\\S*)?\\s`;
 }
