@@ -2,6 +2,7 @@ import { liveResources } from '../engine/index.js';
 import { createTransportFactory } from '../executor/create-transport.js';
 import { runModule } from '../executor/run-module.js';
 import { findModule } from '../modules/registry.js';
+import { clusterKnownHostsPath } from '../provider/cluster-key.js';
 import { providerFor } from '../provider/index.js';
 import type { ClusterSpec } from '../spec/schema.js';
 import { renderValue } from '../template/index.js';
@@ -31,7 +32,7 @@ export async function providerStatus(
   const task = providerFor(spec).inspect(spec, context);
   const recorded = liveResources(resources);
   if (!task?.steps || (recorded.length === 0 && resources.length === 0)) return [];
-  const factory = createTransportFactory({ clusterKnownHosts: `${context.clusterDir}/known_hosts` });
+  const factory = createTransportFactory({ clusterKnownHosts: clusterKnownHostsPath(context.clusterDir) });
   const lines: ResourceStatusLine[] = [];
   for (const host of task.hosts) {
     let found: Array<{ kind: string; name: string }> | undefined;

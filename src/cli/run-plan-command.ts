@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { type RunSummary, readSecrets, runPlan } from '../engine/index.js';
 import { createTransportFactory } from '../executor/create-transport.js';
 import { createPlaybookStepExecutor } from '../playbook/step-executor.js';
+import { clusterKnownHostsPath } from '../provider/cluster-key.js';
 import type { RunEventListener } from '../types/events.js';
 import type { Plan } from '../types/plan.js';
 import { err, out } from './output.js';
@@ -102,7 +103,7 @@ export async function runPlanCommand(
       clusterDir,
       // Hosts kubemix created are trusted on first use; their keys go to the cluster's own known_hosts.
       transports: createTransportFactory({
-        clusterKnownHosts: join(clusterDir, 'known_hosts'),
+        clusterKnownHosts: clusterKnownHostsPath(clusterDir),
         readSecret: secretReader(flags.ledgerDir ?? clusterDir),
       }),
       // Steps run through the playbook task executor, which renders their templates itself

@@ -6,6 +6,12 @@ import { KubemixError } from '../errors/index.js';
 /** The cluster's SSH key pair: kubemix logs in to the machines it creates with it. */
 export const clusterKeyPath = (clusterDir: string, file = 'id_ed25519') => join(clusterDir, file);
 
+/**
+ * The cluster's own known_hosts: where the host keys of the machines kubemix creates are recorded
+ * on first use (accept-new), and which `down` deletes.
+ */
+export const clusterKnownHostsPath = (clusterDir: string) => join(clusterDir, 'known_hosts');
+
 /** The cluster's public key, or undefined before the first `up` made it. */
 export async function readClusterPublicKey(clusterDir: string, file?: string): Promise<string | undefined> {
   try {

@@ -99,9 +99,12 @@ describe('kubemix up with windows.goldenImage on libvirt (stand-in ISO, no Windo
 });
 
 describe('kubemix up with windows.goldenImage when the hypervisor has the golden volume', () => {
-  it('makes every Windows guest an overlay on it at create-hosts; the golden-image task captures nothing', {
-    timeout: 10 * 60_000,
-  }, async () => {
+  // The wait-for-hosts part also waits for the Linux controller's cloud-init under TCG (minutes,
+  // see libvirt-windows.integration.test.ts); the test's limit only guards a hang, and on a timeout
+  // the run is stopped (SIGTERM) so it never holds the cluster's lock.
+  it('makes every Windows guest an overlay on it at create-hosts; the golden-image task captures nothing; wait-for-hosts watches them as specialize', {
+    timeout: 20 * 60_000,
+  }, async ({ signal }) => {
     const prepared = await kubemix([
       'up',
       spec,
@@ -139,6 +142,25 @@ describe('kubemix up with windows.goldenImage when the hypervisor has the golden
       outputs: Record<string, Record<string, { golden?: string }>>;
     };
     expect(state.outputs['hypervisor-01']?.['libvirt_guests']?.golden).toBe('exists');
+
+    // The overlays boot the stand-in volume (nothing): wait-for-hosts watches them as what an
+    // overlay runs, specialize from the golden image, never as Windows Setup's install phases.
+    const waited = await kubemix(
+      ['up', spec, '--cluster-dir', clusterDir, '--stop-after', 'wait-for-hosts'],
+      {},
+      { signal },
+    );
+    expect(waited.exitCode, waited.stdout).toBe(1);
+    for (const node of ['windows-01', 'windows-02'])
+      expect(waited.stdout).toMatch(
+        new RegExp(
+          `WAIT {2}wait-for-hosts ${node}: Windows specialize from the golden image \\(domain running \\(booted\\), 0 reboots seen, disk [\\d.]+ GiB, 0m\\d\\ds of 1m00s\\)`,
+        ),
+      );
+    expect(waited.stdout).not.toMatch(/wait-for-hosts windows-0\d: Windows Setup/);
+    expect(waited.stderr + waited.stdout).toMatch(
+      /Windows specialize from the golden image did not finish in time/,
+    );
 
     // down keeps the golden volume for the next cluster; --purge-images removes it once unused.
     const down = await kubemix(['down', spec, '--cluster-dir', clusterDir, '--purge-images']);

@@ -1,6 +1,7 @@
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { acquireLock, readState, secretsPath, writeState } from '../../engine/index.js';
+import { clusterKnownHostsPath } from '../../provider/cluster-key.js';
 import type { Plan } from '../../types/plan.js';
 import { type ClusterContext, loadClusterContext, teardownDir as teardownDirOf } from '../cluster-context.js';
 import { onePositional, SHORT_FORM_HELP } from '../options.js';
@@ -78,6 +79,6 @@ async function forgetBuild(clusterDir: string): Promise<void> {
     assignments: {},
     resources: state.resources.filter((r) => r.status !== 'deleted'),
   });
-  await rm(join(clusterDir, 'known_hosts'), { force: true });
+  await rm(clusterKnownHostsPath(clusterDir), { force: true });
   await rm(secretsPath(clusterDir), { force: true });
 }

@@ -4,6 +4,8 @@ import {
   judgeInstall,
   parseAllocationBytes,
   parseDomState,
+  WINDOWS_SETUP_KINDS,
+  type WindowsSetupKind,
 } from '../../provider/libvirt/windows/install-progress.js';
 import { shQuote } from '../../quote/index.js';
 import { optionalNumber, type RawArgs, rejectUnknown, requireString } from '../args.js';
@@ -18,6 +20,8 @@ interface InstallArgs {
   address: string;
   port: number;
   timeoutMinutes: number;
+  /** `specialize` for an overlay on the golden image (its progress lines say so); default `install`. */
+  setup: WindowsSetupKind;
 }
 
 /** Seconds each look waits for reboot events (and so the time between looks). */
@@ -60,7 +64,8 @@ function lookScript(args: InstallArgs): string {
 
 /**
  * `libvirt_windows_install` (run on the guest's hypervisor): waits while Windows Setup installs
- * the guest from the ISO, showing what it sees as progress lines (phase, domain state, reboots
+ * the guest from the ISO (or, with `setup: specialize`, specializes an overlay on the golden
+ * image), showing what it sees as progress lines (phase, domain state, reboots
  * seen, disk growth, time used of the time allowed), until the guest's connection port answers
  * (its first-logon script has enabled WinRM or sshd). Fails naming what it saw when the domain
  * stops, or when the time allowed (provider.windows.installTimeoutMinutes) runs out.
@@ -70,10 +75,15 @@ export const libvirtWindowsInstallModule: Module<InstallArgs> = {
   os: 'linux',
   parseArgs(raw: RawArgs) {
     const module = 'libvirt_windows_install';
-    rejectUnknown(module, raw, ['uri', 'domain', 'disk', 'address', 'port', 'timeoutMinutes']);
+    rejectUnknown(module, raw, ['uri', 'domain', 'disk', 'address', 'port', 'timeoutMinutes', 'setup']);
     const port = Number(raw['port']);
     if (!Number.isInteger(port) || port < 1 || port > 65535)
       throw new TypeError(`${module}: port must be a TCP port, got "${String(raw['port'])}"`);
+    const setup = raw['setup'] ?? 'install';
+    if (!WINDOWS_SETUP_KINDS.includes(setup as WindowsSetupKind))
+      throw new TypeError(
+        `${module}: setup must be one of ${WINDOWS_SETUP_KINDS.join(', ')}, got "${String(raw['setup'])}"`,
+      );
     return {
       uri: requireString(module, raw, 'uri'),
       domain: requireString(module, raw, 'domain'),
@@ -81,6 +91,7 @@ export const libvirtWindowsInstallModule: Module<InstallArgs> = {
       address: requireString(module, raw, 'address'),
       port,
       timeoutMinutes: optionalNumber(module, raw, 'timeoutMinutes', 1) ?? 45,
+      setup: setup as WindowsSetupKind,
     };
   },
   *run(args): ModuleRun {
@@ -102,6 +113,7 @@ export const libvirtWindowsInstallModule: Module<InstallArgs> = {
         ? { kind: 'port-open' }
         : { kind: 'silent' };
       const verdict = judgeInstall({
+        setup: args.setup,
         elapsedMs,
         timeoutMs,
         domain: parseDomState(found['state'] ?? ''),

@@ -177,9 +177,20 @@ function goldenFor(
 }
 
 /**
+ * A regular expression for the lines of a known_hosts file that name `address` (alone or in a
+ * comma-separated list, as `address` or `[address]:port`, the forms OpenSSH's sshd(8) "SSH_KNOWN_HOSTS
+ * FILE FORMAT" gives and accept-new writes).
+ */
+function knownHostsLinePattern(address: string, port: number): string {
+  const escaped = address.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return `^(?:\\S*,)?(?:${escaped}|\\[${escaped}\\]:${port})(?:,\\S*)?\\s`;
+}
+
+/**
  * What the golden image task's steps on a hypervisor know of its first Windows guest as installed
  * from the ISO (host variables of the hypervisor): where to watch the install, log in, eject the
- * config ISO, and which disk to capture into which golden volume.
+ * config ISO, which disk to capture into which golden volume, and which known_hosts lines hold the
+ * install's SSH host key (its overlay, at the same address, makes its own).
  */
 function goldenFirstVars(golden: NonNullable<PlacedOnHypervisor['golden']>, node: InventoryHost) {
   const install = golden.install;
@@ -195,6 +206,7 @@ function goldenFirstVars(golden: NonNullable<PlacedOnHypervisor['golden']>, node
       disk_target: devices.libvirt_system_disk,
       config_volume: devices.libvirt_config_volume,
       config_target: devices.libvirt_config_target,
+      known_hosts_line: knownHostsLinePattern(install.ip, Number(node.vars?.['libvirt_wait_port'] ?? 22)),
     },
   };
 }

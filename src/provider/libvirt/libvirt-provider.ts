@@ -1,5 +1,6 @@
 import { type ClusterSpec, DEFAULT_WINDOWS_VERSION } from '../../spec/schema.js';
 import type { PlanStep } from '../../types/plan.js';
+import { clusterKnownHostsPath } from '../cluster-key.js';
 import type {
   NodeRequest,
   Provider,
@@ -172,6 +173,8 @@ function goldenSteps(
   layout: LibvirtLayout,
   common: Record<string, string>,
   timeoutMinutes: number,
+  /** The cluster's own known_hosts, on the machine running kubemix. */
+  knownHosts: string,
 ): PlanStep[] {
   const capturing = { when: `outputs.${GUESTS_OUTPUT}.golden == 'capture'` };
   // The playbook layer connects to a step's delegate before it reads `when`: without capture the
@@ -225,6 +228,16 @@ function goldenSteps(
       module: 'windows_generalize',
       args: {},
       keywords: onFirst,
+    },
+    {
+      // The generalize script deleted the install's OpenSSH host keys; the overlay made at the
+      // same address makes its own, which accept-new would refuse as a changed key. One
+      // hypervisor at a time: they all edit the one file.
+      name: "forget the installed guest's SSH host key in the cluster's known_hosts (its overlay makes its own)",
+      module: 'lineinfile',
+      args: { path: knownHosts, state: 'absent', regexp: '{{ golden_first.known_hosts_line }}' },
+      throttle: 1,
+      keywords: { ...capturing, delegateTo: 'localhost' },
     },
     {
       name: 'wait for its shut-off, capture its disk as the golden volume, remove the installed guest',
@@ -296,7 +309,12 @@ export class LibvirtProvider implements Provider {
             goldenImage: {
               description: `Windows golden image: where a hypervisor has none yet, its first Windows guest is installed, generalized and captured (${goldenSummary(layout)}); then the Windows guests are made as overlays on it`,
               hosts: active.filter((h) => layout.placed.get(h.name)?.golden),
-              steps: goldenSteps(layout, common, libvirt.provider.windows.installTimeoutMinutes),
+              steps: goldenSteps(
+                layout,
+                common,
+                libvirt.provider.windows.installTimeoutMinutes,
+                clusterKnownHostsPath(context.clusterDir),
+              ),
             },
           }
         : {}),

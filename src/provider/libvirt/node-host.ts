@@ -4,6 +4,7 @@ import { defaultPort } from '../node-defaults.js';
 import type { NodeRequest } from '../types.js';
 import type { GuestDefinition } from './guest.js';
 import { WINDOWS_ADMIN_USER } from './windows/guest.js';
+import type { WindowsSetupKind } from './windows/install-progress.js';
 
 /**
  * The secret output create-hosts registers on each hypervisor: the Administrator passwords it
@@ -13,17 +14,25 @@ import { WINDOWS_ADMIN_USER } from './windows/guest.js';
  */
 export const WINDOWS_PASSWORDS_OUTPUT = 'libvirt_windows_passwords';
 
-/** Where a guest's config ISO and system disk sit in its domain (for the Windows waits). */
+/**
+ * Where a guest's config ISO and system disk sit in its domain, and for a Windows guest what
+ * Windows Setup runs in it (for the Windows waits): `specialize` when its system disk is an
+ * overlay on the golden image, else `install` from the ISO.
+ */
 export function guestDeviceVars(guest: GuestDefinition): {
   libvirt_system_disk?: string;
   libvirt_config_volume?: string;
   libvirt_config_target?: string;
+  libvirt_windows_setup?: WindowsSetupKind;
 } {
   const config = guest.disks.find((d) => d.source.kind === 'windows-config');
   const system = guest.disks.find((d) => d.device === 'disk');
   return {
     ...(system ? { libvirt_system_disk: system.target } : {}),
     ...(config ? { libvirt_config_volume: config.volume, libvirt_config_target: config.target } : {}),
+    ...(guest.os === 'windows'
+      ? { libvirt_windows_setup: system?.source.kind === 'golden-overlay' ? 'specialize' : 'install' }
+      : {}),
   };
 }
 

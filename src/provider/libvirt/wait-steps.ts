@@ -6,7 +6,8 @@ const onHypervisor = { delegateTo: '{{ hypervisor }}' };
 
 /**
  * wait-for-hosts on libvirt guests. Before connecting, a Windows guest's unattended install is
- * watched from its hypervisor (domain state, reboots, disk growth: `step-progress` lines) until
+ * watched from its hypervisor (domain state, reboots, disk growth: `step-progress` lines; an
+ * overlay on the golden image as specialize, not as an install from the ISO) until
  * the guest's connection port answers, for up to the spec's install time. After connecting:
  * Linux waits for cloud-init; Windows for its first-logon script's marker, and then the config
  * ISO holding the Administrator password is ejected and deleted (the guest never reads it again).
@@ -28,6 +29,7 @@ export function libvirtWaitSteps(options: { uri: string; pool: string; windowsMi
           address: '{{ ansible_host }}',
           port: '{{ libvirt_wait_port }}',
           timeoutMinutes: options.windowsMinutes,
+          setup: '{{ libvirt_windows_setup }}',
         },
         keywords: onHypervisor,
       },

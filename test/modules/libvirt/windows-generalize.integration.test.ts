@@ -1,6 +1,7 @@
 import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWindowsLab, type WindowsLab } from '../../../fixtures/windows-sim/lab.js';
+import { hostKeyFiles, registerOpenSshHostKeys } from '../../../fixtures/windows-sim/openssh-host-keys.js';
 import { registerSysprep, SETUP_STATE_FILE, sysprepRuns } from '../../../fixtures/windows-sim/sysprep.js';
 import { createTransport } from '../../../src/executor/create-transport.js';
 import { runModule } from '../../../src/executor/run-module.js';
@@ -17,6 +18,7 @@ let lab: WindowsLab;
 beforeAll(async () => {
   lab = await startWindowsLab({ hosts: [{ name: 'win-first', windowsVersion: '2022' }] });
   registerSysprep(lab.simulator);
+  registerOpenSshHostKeys(lab.simulator);
 });
 
 afterAll(async () => {
@@ -24,9 +26,10 @@ afterAll(async () => {
 });
 
 describe('windows_generalize on the simulated Windows host', () => {
-  it('starts sysprep with the generalize answer file; the host generalizes and powers off', async () => {
+  it('deletes the OpenSSH host keys and starts sysprep with the generalize answer file; the host generalizes and powers off', async () => {
     const host = lab.hosts.find((h) => h.name === 'win-first')!;
     const sim = lab.host('win-first');
+    expect(hostKeyFiles(sim).size).toBe(6);
     const transport = createTransport(host);
     const off = once(sim, 'power');
     try {
@@ -41,6 +44,7 @@ describe('windows_generalize on the simulated Windows host', () => {
     } finally {
       await transport.close();
     }
+    expect([...hostKeyFiles(sim).keys()]).toEqual([]);
     expect(sysprepRuns(sim)).toEqual([
       { args: ['/generalize', '/oobe', '/shutdown', '/quiet', `/unattend:${GENERALIZE_UNATTEND_PATH}`] },
     ]);

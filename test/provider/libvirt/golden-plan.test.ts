@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { editLines, lineinfileModule } from '../../../src/modules/files/lineinfile.js';
 import { findModule } from '../../../src/modules/registry.js';
 import { buildPlan, formatPlan } from '../../../src/plan/index.js';
 import type { GuestDefinition } from '../../../src/provider/libvirt/guest.js';
@@ -67,6 +68,7 @@ describe('plan with windows.goldenImage', () => {
       'windows_first_logon',
       'libvirt_remove_config_iso',
       'windows_generalize',
+      'lineinfile',
       'libvirt_golden_capture',
       'libvirt_guests',
     ]);
@@ -115,7 +117,7 @@ describe('plan with windows.goldenImage', () => {
     // The decision is made again first (registered over create-hosts' own), then the capture steps follow it.
     expect(steps[0]!.register).toBe('libvirt_guests');
     expect(steps[0]!.keywords?.['when']).toBeUndefined();
-    for (const step of steps.slice(1, 6))
+    for (const step of steps.slice(1, -1))
       expect(step.keywords?.['when']).toBe("outputs.libvirt_guests.golden == 'capture'");
     // Delegated to the first guest only when capturing: the step's delegate is connected to
     // before its `when` is read, and an overlay just made does not answer yet.
@@ -152,9 +154,58 @@ describe('plan with windows.goldenImage', () => {
       disk_target: 'sda',
       config_volume: `lab.${first.node}.config.iso`,
       config_target: 'sdc',
+      known_hosts_line: expect.any(String),
     });
     // wait-for-hosts ejects the overlay's config CD-ROM, which sits elsewhere.
     expect(p.hosts.find((h) => h.name === first.node)!.vars?.['libvirt_config_target']).toBe('sdb');
+  });
+
+  it('has wait-for-hosts watch each Windows guest as what it is: specialize for overlays, install without the golden image', () => {
+    const setups = (p: Plan) => {
+      const wait = task(p, 'wait-for-hosts').steps.find((s) => s.module === 'libvirt_windows_install')!;
+      const module = findModule(wait.module)!;
+      return p.hosts
+        .filter((h) => h.os === 'windows')
+        .map((h) => {
+          // Rendered with the node's own variables, as the executor scopes a step's arguments.
+          const scope = { ...h.vars, inventory_hostname: h.name, ansible_host: h.address };
+          return (module.parseArgs(renderValue(wait.args, scope)) as { setup: string }).setup;
+        });
+    };
+    expect(setups(plan(true))).toEqual(['specialize', 'specialize', 'specialize']);
+    expect(setups(plan(false))).toEqual(['install', 'install', 'install']);
+  });
+
+  it("forgets the installed first guest's SSH host key, only its address's lines, in the cluster's known_hosts on the kubemix machine", () => {
+    const p = plan(true, 2); // 2 hypervisors: Windows over SSH
+    const hv = p.hosts.find((h) => h.name === 'hv-1')!;
+    const first = hv.vars!['golden_first'] as { node: string; address: string };
+    expect(p.hosts.find((h) => h.name === first.node)?.connection).toBe('ssh');
+    const step = task(p, 'golden-image').steps.find((s) => s.module === 'lineinfile')!;
+    expect(step.keywords).toMatchObject({
+      delegateTo: 'localhost',
+      when: "outputs.libvirt_guests.golden == 'capture'",
+    });
+    expect(step.throttle).toBe(1);
+    const args = lineinfileModule.parseArgs(renderValue(step.args, { ...hv.vars }));
+    expect(args).toMatchObject({ path: '/clusters/lab/known_hosts', state: 'absent' });
+    const [a, b, c, d] = first.address.split('.');
+    const neighbour = `${a}.${b}.${c}.${Number(d) + 100}`;
+    const knownHosts = [
+      `${first.address} ssh-ed25519 AAAAinstall`,
+      `[${first.address}]:22 ecdsa-sha2-nistp256 AAAAinstall2`,
+      `other,${first.address} ssh-rsa AAAAinstall3`,
+      `${neighbour} ssh-ed25519 AAAAneighbour`,
+      `${first.address}0 ssh-ed25519 AAAAlonger`,
+      `192.0.2.10 ssh-ed25519 AAAAhypervisor`,
+      '',
+    ].join('\n');
+    expect(editLines(knownHosts, args).text.split('\n')).toEqual([
+      `${neighbour} ssh-ed25519 AAAAneighbour`,
+      `${first.address}0 ssh-ed25519 AAAAlonger`,
+      `192.0.2.10 ssh-ed25519 AAAAhypervisor`,
+      '',
+    ]);
   });
 
   it('shows which path each Windows guest takes', () => {

@@ -55,8 +55,18 @@ export type GuestAnswer =
   | { kind: 'first-logon-done' }
   | { kind: 'first-logon-failed'; message: string };
 
+/**
+ * What Windows Setup runs in the guest: `install` from the ISO (windowsPE, specialize,
+ * oobeSystem), or `specialize` for an overlay on the golden image, whose generalized disk runs
+ * only specialize and oobeSystem (from the overlay's answer file).
+ */
+export type WindowsSetupKind = 'install' | 'specialize';
+export const WINDOWS_SETUP_KINDS: readonly WindowsSetupKind[] = ['install', 'specialize'];
+
 /** One look at an installing guest. */
 export interface InstallObservation {
+  /** Default `install`. */
+  setup?: WindowsSetupKind;
   elapsedMs: number;
   timeoutMs: number;
   domain: DomainState | undefined;
@@ -80,9 +90,17 @@ const gib = (bytes: number) => `${(bytes / 2 ** 30).toFixed(1)} GiB`;
 
 // What a reboot count means for a fresh install from the ISO (Windows Setup: windowsPE applies
 // the image and reboots; the specialize pass runs and reboots; then oobeSystem and the first logon).
+// An overlay boots the generalized golden disk: "the specialize configuration pass runs
+// immediately after the next time the computer boots" (Microsoft Learn, "generalize"
+// configuration pass), then oobeSystem and the first logon. Whether Windows restarts between the
+// two there is not verified (no Windows here): a reboot seen only says specialize is past.
 function phase(observation: InstallObservation): string {
   if (observation.guest.kind === 'logged-in' || observation.guest.kind === 'port-open')
     return 'first logon script running';
+  if (observation.setup === 'specialize')
+    return observation.reboots === 0
+      ? 'Windows specialize from the golden image'
+      : 'Windows out-of-box experience and first logon, after specialize from the golden image';
   if (observation.reboots === 0) return 'Windows Setup copying the image';
   if (observation.reboots === 1) return 'Windows Setup: specialize';
   return 'Windows Setup: out-of-box experience and first logon';
@@ -101,17 +119,19 @@ export function judgeInstall(observation: InstallObservation): InstallVerdict {
     ...(observation.diskBytes === undefined ? [] : [`disk ${gib(observation.diskBytes)}`]),
     `${minutes(observation.elapsedMs)} of ${minutes(observation.timeoutMs)}`,
   ].join(', ');
+  const setup =
+    observation.setup === 'specialize' ? 'Windows specialize from the golden image' : 'the Windows install';
   if (guest.kind === 'first-logon-done') return { status: 'ready', message: `Windows ready (${seen})` };
   if (guest.kind === 'port-open')
     return { status: 'ready', message: `Windows answers on its connection port (${seen})` };
   if (guest.kind === 'first-logon-failed')
     return { status: 'failed', message: `the first-logon script failed: ${guest.message.trim()} (${seen})` };
   if (domain !== undefined && domain.state !== 'running')
-    return { status: 'failed', message: `the guest stopped during the Windows install (${seen})` };
+    return { status: 'failed', message: `the guest stopped during ${setup} (${seen})` };
   if (observation.elapsedMs >= observation.timeoutMs)
     return {
       status: 'failed',
-      message: `the Windows install did not finish in time: ${phase(observation)} (${seen}); raise provider.windows.installTimeoutMinutes for slow hypervisors (TCG)`,
+      message: `${setup} did not finish in time: ${phase(observation)} (${seen}); raise provider.windows.installTimeoutMinutes for slow hypervisors (TCG)`,
     };
   return { status: 'waiting', message: `${phase(observation)} (${seen})` };
 }

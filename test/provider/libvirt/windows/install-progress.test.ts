@@ -85,4 +85,40 @@ describe('judgeInstall', () => {
     expect(late.status).toBe('failed');
     expect(late.message).toContain('did not finish in time: Windows Setup: specialize');
   });
+
+  it('words an overlay on the golden image as specialize (its disk was generalized), never as Windows Setup phases', () => {
+    const overlay = (over: Partial<InstallObservation> = {}) => look({ setup: 'specialize', ...over });
+    expect(judgeInstall(overlay({ reboots: 0 }))).toEqual({
+      status: 'waiting',
+      message:
+        'Windows specialize from the golden image (domain running (booted), 0 reboots seen, disk 6.5 GiB, 12m05s of 45m00s)',
+    });
+    expect(judgeInstall(overlay({ reboots: 1 })).message).toMatch(
+      /^Windows out-of-box experience and first logon, after specialize from the golden image \(/,
+    );
+    expect(judgeInstall(overlay({ guest: { kind: 'logged-in' } })).message).toMatch(
+      /^first logon script running/,
+    );
+    expect(judgeInstall(overlay({ domain: { state: 'shut off', reason: 'crashed' } })).message).toMatch(
+      /^the guest stopped during Windows specialize from the golden image \(domain shut off \(crashed\)/,
+    );
+    expect(judgeInstall(overlay({ elapsedMs: 45 * 60_000, reboots: 0 })).message).toMatch(
+      /^Windows specialize from the golden image did not finish in time: Windows specialize from the golden image \(/,
+    );
+    for (const reboots of [0, 1, 2, 3])
+      expect(judgeInstall(overlay({ reboots })).message).not.toMatch(
+        /Windows Setup|copying the image|install/,
+      );
+  });
+
+  it('keeps the Windows Setup wording for an install from the ISO, also when asked for explicitly', () => {
+    for (const reboots of [0, 1, 2])
+      expect(judgeInstall(look({ setup: 'install', reboots }))).toEqual(judgeInstall(look({ reboots })));
+    expect(judgeInstall(look({ setup: 'install', reboots: 2 })).message).toMatch(
+      /^Windows Setup: out-of-box experience and first logon \(/,
+    );
+    expect(judgeInstall(look({ domain: { state: 'paused', reason: 'crashed' } })).message).toMatch(
+      /^the guest stopped during the Windows install \(/,
+    );
+  });
 });
