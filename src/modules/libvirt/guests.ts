@@ -307,12 +307,6 @@ export const libvirtGuestsModule: Module<GuestsArgs> = {
       goldenState = there.failed ? 'capture' : 'exists';
       guests = guestsToMake(placed, golden, goldenState === 'exists');
     }
-    const intent = yield {
-      kind: 'record',
-      update: { resources: guests.flatMap((g) => guestResources(context, g, 'intended', args.pool)) },
-    };
-    if (intent.failed) return { changed: false, failed: true, msg: intent.stderr };
-
     const listed = yield {
       kind: 'exec',
       command: `echo '# domains'; ${virsh(args.uri, 'list', '--all', '--name')}; echo '# running'; ${virsh(args.uri, 'list', '--state-running', '--name')}; echo '# volumes'; ${virsh(args.uri, 'vol-list', '--pool', args.pool)} | awk '{print $1}'`,
@@ -321,8 +315,8 @@ export const libvirtGuestsModule: Module<GuestsArgs> = {
       return { changed: false, failed: true, msg: `cannot list domains and volumes: ${reason(listed)}` };
     const existing = parseExisting(listed);
     // A first guest marked before sysprep (libvirt_golden_mark) is generalizing or generalized:
-    // only the capture is left, and starting it again would boot the generalized Windows.
-    let leaveStopped: string | undefined;
+    // only the capture is left. It is left as it is, not recorded again (its config ISO is
+    // deleted on purpose) and not started (booting would specialize the generalized Windows).
     if (golden && goldenState === 'capture' && existing.domains.has(golden.install.domain)) {
       const marked = yield* generalizingMarked(args.uri, golden.install.domain);
       if (typeof marked === 'object')
@@ -333,9 +327,15 @@ export const libvirtGuestsModule: Module<GuestsArgs> = {
         };
       if (marked) {
         goldenState = 'generalizing';
-        leaveStopped = golden.install.domain;
+        guests = guests.filter((g) => g.domain !== golden.install.domain);
       }
     }
+    const intent = yield {
+      kind: 'record',
+      update: { resources: guests.flatMap((g) => guestResources(context, g, 'intended', args.pool)) },
+    };
+    if (intent.failed) return { changed: false, failed: true, msg: intent.stderr };
+
     let hyperv: HypervChoice | undefined;
     if (guests.some((g) => g.windowsMachine && !existing.domains.has(g.domain))) {
       const choice = yield* hypervChoice(args);
@@ -351,7 +351,7 @@ export const libvirtGuestsModule: Module<GuestsArgs> = {
       else if (outcome) return { changed, failed: true, msg: `${guest.domain}: ${outcome}` };
     }
     for (const guest of guests) {
-      if (!existing.running.has(guest.domain) && guest.domain !== leaveStopped) {
+      if (!existing.running.has(guest.domain)) {
         const started = yield { kind: 'exec', command: virsh(args.uri, 'start', guest.domain) };
         if (started.failed)
           return { changed, failed: true, msg: `${guest.domain}: cannot start: ${reason(started)}` };

@@ -162,9 +162,9 @@ describe('libvirt_guests: a resumed run', () => {
     ];
     const { execs: commands, outcome } = drive(libvirtGuestsModule, args(guest), [
       result(poolXml),
-      result(),
       result(listed.join('\n')),
-      result(),
+      result(), // intent
+      result(), // record
     ]);
     expect(outcome).toMatchObject({ failed: false, changed: false });
     expect(commands.some((c) => c.startsWith('test -f'))).toBe(false);
@@ -213,9 +213,19 @@ describe('libvirt_guests with the golden image plan (create-hosts and the golden
       [missing, listedInstalled(false), [metadata, result('<golden state="generalizing"/>\n')]],
       goldenArg,
     );
-    expect(outcome).toMatchObject({ failed: false, data: { golden: 'generalizing', guests: ['lab.win-1'] } });
+    expect(outcome).toMatchObject({
+      failed: false,
+      changed: false,
+      data: { golden: 'generalizing', guests: [] },
+    });
     expect(defined(actions)).toEqual([]);
-    expect(execs(actions).some((c) => c.includes("'define'"))).toBe(false);
+    // Nothing is made for it (its config ISO, deleted before sysprep, stays deleted), nothing recorded.
+    expect(puts(actions)).toEqual([]);
+    expect(execs(actions).some((c) => /'(define|vol-create|vol-create-as)'/.test(c))).toBe(false);
+    const records = actions.filter(
+      (a): a is Extract<ModuleAction, { kind: 'record' }> => a.kind === 'record',
+    );
+    expect(records.flatMap((r) => r.update.resources ?? [])).toEqual([]);
   });
 
   it('starts an unmarked shut-off first guest as before (libvirt: "metadata not found")', () => {
