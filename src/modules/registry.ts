@@ -23,6 +23,7 @@ import {
   libvirtDestroyGuestsModule,
   libvirtDestroyNetworkModule,
   libvirtGoldenCaptureModule,
+  libvirtGoldenMarkModule,
   libvirtGuestsModule,
   libvirtImagesModule,
   libvirtInspectModule,
@@ -130,6 +131,7 @@ for (const module of [
   libvirtWindowsInstallModule,
   windowsFirstLogonModule,
   libvirtRemoveConfigIsoModule,
+  libvirtGoldenMarkModule,
   windowsGeneralizeModule,
   libvirtGoldenCaptureModule,
 ] as Module<any>[]) {

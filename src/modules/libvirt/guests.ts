@@ -24,6 +24,7 @@ import {
   resource,
   virsh,
 } from './common.js';
+import { generalizingMarked } from './golden-marker.js';
 
 interface GuestsArgs extends LibvirtCommon {
   accel: Accelerator;
@@ -269,7 +270,9 @@ function* defineGuest(
  * volume when the pool has it; when it has not, the first Windows guest is made as installed from
  * the ISO instead and the other Windows guests are not made (nor recorded): the golden-image task
  * captures the volume, then runs this module again with the same arguments. `data.golden`
- * (registered) says which: `exists` or `capture`.
+ * (registered) says which: `exists`, `capture`, or `generalizing` when the first guest carries
+ * the marker libvirt_golden_mark sets before sysprep (a resumed run): then it is left as it is,
+ * running or shut off, for the capture.
  */
 export const libvirtGuestsModule: Module<GuestsArgs> = {
   name: 'libvirt_guests',
@@ -297,19 +300,13 @@ export const libvirtGuestsModule: Module<GuestsArgs> = {
     if ('failed' in pool) return pool.failed;
     const poolPath = pool.path;
     const golden = forThisHypervisor<GoldenPlan>('libvirt_guests', args.golden, context);
-    let goldenState: 'exists' | 'capture' | undefined;
+    let goldenState: 'exists' | 'capture' | 'generalizing' | undefined;
     let guests = placed;
     if (golden) {
       const there = yield { kind: 'exec', command: `test -f ${shQuote(`${poolPath}/${golden.volume}`)}` };
       goldenState = there.failed ? 'capture' : 'exists';
       guests = guestsToMake(placed, golden, goldenState === 'exists');
     }
-    const intent = yield {
-      kind: 'record',
-      update: { resources: guests.flatMap((g) => guestResources(context, g, 'intended', args.pool)) },
-    };
-    if (intent.failed) return { changed: false, failed: true, msg: intent.stderr };
-
     const listed = yield {
       kind: 'exec',
       command: `echo '# domains'; ${virsh(args.uri, 'list', '--all', '--name')}; echo '# running'; ${virsh(args.uri, 'list', '--state-running', '--name')}; echo '# volumes'; ${virsh(args.uri, 'vol-list', '--pool', args.pool)} | awk '{print $1}'`,
@@ -317,6 +314,28 @@ export const libvirtGuestsModule: Module<GuestsArgs> = {
     if (listed.failed)
       return { changed: false, failed: true, msg: `cannot list domains and volumes: ${reason(listed)}` };
     const existing = parseExisting(listed);
+    // A first guest marked before sysprep (libvirt_golden_mark) is generalizing or generalized:
+    // only the capture is left. It is left as it is, not recorded again (its config ISO is
+    // deleted on purpose) and not started (booting would specialize the generalized Windows).
+    if (golden && goldenState === 'capture' && existing.domains.has(golden.install.domain)) {
+      const marked = yield* generalizingMarked(args.uri, golden.install.domain);
+      if (typeof marked === 'object')
+        return {
+          changed: false,
+          failed: true,
+          msg: `cannot read whether ${golden.install.domain} is being generalized: ${marked.error}`,
+        };
+      if (marked) {
+        goldenState = 'generalizing';
+        guests = guests.filter((g) => g.domain !== golden.install.domain);
+      }
+    }
+    const intent = yield {
+      kind: 'record',
+      update: { resources: guests.flatMap((g) => guestResources(context, g, 'intended', args.pool)) },
+    };
+    if (intent.failed) return { changed: false, failed: true, msg: intent.stderr };
+
     let hyperv: HypervChoice | undefined;
     if (guests.some((g) => g.windowsMachine && !existing.domains.has(g.domain))) {
       const choice = yield* hypervChoice(args);

@@ -1,5 +1,6 @@
 export { libvirtDestroyGuestsModule, libvirtDestroyNetworkModule } from './destroy.js';
 export { libvirtGoldenCaptureModule } from './golden-capture.js';
+export { libvirtGoldenMarkModule } from './golden-marker.js';
 export { libvirtGuestsModule } from './guests.js';
 export { libvirtImagesModule } from './images.js';
 export { libvirtInspectModule, libvirtLeakCheckModule } from './leak-check.js';

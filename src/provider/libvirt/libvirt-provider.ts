@@ -165,9 +165,11 @@ function guestsArgs(layout: LibvirtLayout, common: Record<string, string>, windo
  * the golden volume is there (libvirt_guests, as create-hosts: a resumed run may find it made);
  * where it is not (`golden == 'capture'`), its first Windows guest, installed from the ISO, is watched until it
  * answers, its first logon awaited and its config ISO removed (as wait-for-hosts does), then it
- * is generalized over its own connection, and the hypervisor waits for sysprep's shut-off,
- * captures the disk as the golden volume and removes the installed guest. Then, on every such
- * hypervisor, the guests are made again: the first one and the waiting ones as overlays.
+ * is marked on the hypervisor (domain metadata) and generalized over its own connection, and the
+ * hypervisor waits for sysprep's shut-off, captures the disk as the golden volume and removes the
+ * installed guest. A resumed run that finds the mark (`golden == 'generalizing'`) only waits and
+ * captures. Then, on every such hypervisor, the guests are made again: the first one and the
+ * waiting ones as overlays.
  */
 function goldenSteps(
   layout: LibvirtLayout,
@@ -177,6 +179,8 @@ function goldenSteps(
   knownHosts: string,
 ): PlanStep[] {
   const capturing = { when: `outputs.${GUESTS_OUTPUT}.golden == 'capture'` };
+  // A first guest marked before sysprep (a resumed run: `generalizing`) is only captured.
+  const toCapture = { when: `outputs.${GUESTS_OUTPUT}.golden in ['capture', 'generalizing']` };
   // The playbook layer connects to a step's delegate before it reads `when`: without capture the
   // first guest is a fresh overlay that does not answer yet, so the step stays on the hypervisor
   // (delegating to itself is no delegation) and is skipped there.
@@ -224,6 +228,13 @@ function goldenSteps(
       keywords: capturing,
     },
     {
+      // Before sysprep may start: a resumed run then neither starts, watches nor generalizes it again.
+      name: 'mark it on the hypervisor as being generalized (a resumed run only captures it)',
+      module: 'libvirt_golden_mark',
+      args: { uri: common['uri'], domain: '{{ golden_first.domain }}' },
+      keywords: capturing,
+    },
+    {
       name: 'generalize it (sysprep /generalize /oobe /shutdown)',
       module: 'windows_generalize',
       args: {},
@@ -250,7 +261,7 @@ function goldenSteps(
         golden: '{{ golden_volume }}',
         timeoutMinutes,
       },
-      keywords: capturing,
+      keywords: toCapture,
     },
     {
       name: 'create and start the Windows guests as overlays on the golden volume',

@@ -162,9 +162,9 @@ describe('libvirt_guests: a resumed run', () => {
     ];
     const { execs: commands, outcome } = drive(libvirtGuestsModule, args(guest), [
       result(poolXml),
-      result(),
       result(listed.join('\n')),
-      result(),
+      result(), // intent
+      result(), // record
     ]);
     expect(outcome).toMatchObject({ failed: false, changed: false });
     expect(commands.some((c) => c.startsWith('test -f'))).toBe(false);
@@ -195,6 +195,74 @@ describe('libvirt_guests with the golden image plan (create-hosts and the golden
     // Only what is made is recorded as intended: down has nothing of the waiting guests to look for.
     const intent = actions.find((a) => a.kind === 'record') as Extract<ModuleAction, { kind: 'record' }>;
     expect(intent.update.resources?.map((r) => r.name).filter((n) => n.includes('win-2'))).toEqual([]);
+  });
+
+  // A resumed golden-image task: the first guest exists (installed), marked before sysprep.
+  const installDomain = 'lab.win-1';
+  const listedInstalled = (running: boolean): [RegExp, ReturnType<typeof result>] => [
+    /^echo '# domains'/,
+    result(
+      ['# domains', installDomain, '# running', ...(running ? [installDomain] : []), '# volumes'].join('\n'),
+    ),
+  ];
+  const metadata = /'metadata' 'lab\.win-1' 'https:\/\/kubemix\.dev\/libvirt\/golden\/1' '--config'$/;
+
+  it('leaves a first guest marked as being generalized shut off and registers generalizing', () => {
+    const { actions, outcome } = run(
+      overlays,
+      [missing, listedInstalled(false), [metadata, result('<golden state="generalizing"/>\n')]],
+      goldenArg,
+    );
+    expect(outcome).toMatchObject({
+      failed: false,
+      changed: false,
+      data: { golden: 'generalizing', guests: [] },
+    });
+    expect(defined(actions)).toEqual([]);
+    // Nothing is made for it (its config ISO, deleted before sysprep, stays deleted), nothing recorded.
+    expect(puts(actions)).toEqual([]);
+    expect(execs(actions).some((c) => /'(define|vol-create|vol-create-as)'/.test(c))).toBe(false);
+    const records = actions.filter(
+      (a): a is Extract<ModuleAction, { kind: 'record' }> => a.kind === 'record',
+    );
+    expect(records.flatMap((r) => r.update.resources ?? [])).toEqual([]);
+  });
+
+  it('starts an unmarked shut-off first guest as before (libvirt: "metadata not found")', () => {
+    const notFound = result('', {
+      exitCode: 1,
+      stderr: 'error: metadata not found: Requested metadata element is not present',
+    });
+    const { actions, outcome } = run(
+      overlays,
+      [missing, listedInstalled(false), [metadata, notFound]],
+      goldenArg,
+    );
+    expect(outcome).toMatchObject({ failed: false, data: { golden: 'capture' } });
+    expect(defined(actions)).toEqual(['lab.win-1']);
+  });
+
+  it('stops, starting nothing, when the mark cannot be read', () => {
+    const broken = result('', { exitCode: 1, stderr: 'error: failed to connect to the hypervisor' });
+    const { actions, outcome } = run(
+      overlays,
+      [missing, listedInstalled(false), [metadata, broken]],
+      goldenArg,
+    );
+    expect(outcome).toMatchObject({ failed: true });
+    expect(outcome.msg).toBe(
+      'cannot read whether lab.win-1 is being generalized: error: failed to connect to the hypervisor',
+    );
+    expect(defined(actions)).toEqual([]);
+  });
+
+  it('reads no mark when the first guest is not made yet, nor when the golden volume exists', () => {
+    expect(execs(run(overlays, [missing], goldenArg).actions).some((c) => metadata.test(c))).toBe(false);
+    const listedAll: [RegExp, ReturnType<typeof result>] = [
+      /^echo '# domains'/,
+      result(['# domains', ...overlays.map((g) => g.domain), '# running', '# volumes'].join('\n')),
+    ];
+    expect(execs(run(overlays, [listedAll], goldenArg).actions).some((c) => metadata.test(c))).toBe(false);
   });
 
   it('with the golden volume: every Windows guest is an overlay; registers exists', () => {

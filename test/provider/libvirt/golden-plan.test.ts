@@ -67,6 +67,7 @@ describe('plan with windows.goldenImage', () => {
       'libvirt_windows_install',
       'windows_first_logon',
       'libvirt_remove_config_iso',
+      'libvirt_golden_mark',
       'windows_generalize',
       'lineinfile',
       'libvirt_golden_capture',
@@ -138,6 +139,35 @@ describe('plan with windows.goldenImage', () => {
       golden: '{{ golden_volume }}',
       timeoutMinutes: 45,
     });
+  });
+
+  it('on a resumed run whose first guest is marked as being generalized, runs only the capture, on the hypervisor', () => {
+    const p = plan(true);
+    const steps = task(p, 'golden-image').steps;
+    const hv = p.hosts.find((h) => h.name === 'hypervisor-01')!;
+    const scope = (golden: string) => ({
+      ...hv.vars,
+      inventory_hostname: 'hypervisor-01',
+      outputs: { libvirt_guests: { golden } },
+    });
+    const runs = (golden: string) =>
+      steps
+        .filter(
+          (s) => s.keywords?.['when'] === undefined || evaluateCondition(s.keywords['when'], scope(golden)),
+        )
+        .map((s) => s.module);
+    expect(runs('generalizing')).toEqual(['libvirt_guests', 'libvirt_golden_capture', 'libvirt_guests']);
+    expect(runs('capture')).toEqual(steps.map((s) => s.module));
+    expect(runs('exists')).toEqual(['libvirt_guests', 'libvirt_guests']);
+    // The skipped guest steps are not delegated to the first guest (it may be off or generalizing).
+    for (const module of ['windows_first_logon', 'windows_generalize']) {
+      const delegateTo = steps.find((s) => s.module === module)!.keywords?.['delegateTo'];
+      expect(renderString(String(delegateTo), scope('generalizing'))).toBe('hypervisor-01');
+    }
+    // The mark is set on the hypervisor before the guest is generalized.
+    const mark = steps.findIndex((s) => s.module === 'libvirt_golden_mark');
+    expect(mark).toBe(steps.findIndex((s) => s.module === 'windows_generalize') - 1);
+    expect(steps[mark]!.keywords?.['delegateTo']).toBeUndefined();
   });
 
   it("gives the hypervisor its first guest's install-time devices (the overlay's differ)", () => {
