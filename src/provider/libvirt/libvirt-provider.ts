@@ -181,9 +181,9 @@ function goldenSteps(
   const capturing = { when: `outputs.${GUESTS_OUTPUT}.golden == 'capture'` };
   // A first guest marked before sysprep (a resumed run: `generalizing`) is only captured.
   const toCapture = { when: `outputs.${GUESTS_OUTPUT}.golden in ['capture', 'generalizing']` };
-  // The playbook layer connects to a step's delegate before it reads `when`: without capture the
-  // first guest is a fresh overlay that does not answer yet, so the step stays on the hypervisor
-  // (delegating to itself is no delegation) and is skipped there.
+  // The playbook layer reads `when` before it connects (as Ansible does), and the delegate also
+  // names the first guest only when capturing: otherwise it is a fresh overlay, or off after
+  // sysprep, and a skipped step stays on the hypervisor (delegating to itself is no delegation).
   const onFirst = {
     ...capturing,
     delegateTo: `{{ golden_first.node if outputs.${GUESTS_OUTPUT}.golden == 'capture' else inventory_hostname }}`,
@@ -248,7 +248,8 @@ function goldenSteps(
       module: 'lineinfile',
       args: { path: knownHosts, state: 'absent', regexp: '{{ golden_first.known_hosts_line }}' },
       throttle: 1,
-      keywords: { ...capturing, delegateTo: 'localhost' },
+      // Also on a resumed run (`generalizing`): it may have stopped before this step; removing is idempotent.
+      keywords: { ...toCapture, delegateTo: 'localhost' },
     },
     {
       name: 'wait for its shut-off, capture its disk as the golden volume, remove the installed guest',
