@@ -115,9 +115,18 @@ describe('kubemix up with windows.goldenImage on libvirt (stand-in ISO, no Windo
 });
 
 describe('kubemix up with windows.goldenImage when the hypervisor has the golden volume', () => {
-  it('makes every Windows guest an overlay on it at create-hosts; the golden-image task captures nothing', {
+  it('fetches no Windows ISO, makes every Windows guest an overlay on it at create-hosts; the golden-image task captures nothing', {
     timeout: 10 * 60_000,
   }, async () => {
+    // A STAND-IN golden volume (an empty qcow2, not a generalized Windows), where a capture puts it
+    // (the pool's directory; prepare-provider defines the pool there when it is not).
+    const golden = goldenImage({
+      windowsIso: cachedImage(windowsIso, 'iso'),
+      version: '2022',
+      image: defaultWindowsImage('2022'),
+    }).volume;
+    await mkdir(join(cluster.dataDir, 'pool'), { recursive: true });
+    execFileSync('qemu-img', ['create', '-q', '-f', 'qcow2', join(cluster.dataDir, 'pool', golden), '1G']);
     const prepared = await kubemix([
       'up',
       spec,
@@ -127,14 +136,15 @@ describe('kubemix up with windows.goldenImage when the hypervisor has the golden
       'prepare-provider',
     ]);
     expect(prepared.exitCode, `${prepared.stdout}\n${prepared.stderr}`).toBe(0);
-    // A STAND-IN golden volume (an empty qcow2, not a generalized Windows), where a capture puts it.
-    const golden = goldenImage({
-      windowsIso: cachedImage(windowsIso, 'iso'),
-      version: '2022',
-      image: defaultWindowsImage('2022'),
-    }).volume;
-    execFileSync('qemu-img', ['create', '-q', '-f', 'qcow2', join(cluster.dataDir, 'pool', golden), '1G']);
+    // Only the Linux image is cached: no guest of this hypervisor installs from the ISO.
     await virsh('pool-refresh', cluster.pool);
+    expect(
+      (await virsh('vol-list', '--pool', cluster.pool))
+        .split('\n')
+        .map((l) => l.trim().split(/\s+/)[0])
+        .filter(Boolean)
+        .sort(),
+    ).toEqual([expect.stringMatching(/^base-sha256-[0-9a-f]{16}\.qcow2$/), golden]);
 
     const up = await kubemix(['up', spec, '--cluster-dir', clusterDir, '--stop-after', 'golden-image']);
     expect(up.exitCode, `${up.stdout}\n${up.stderr}`).toBe(0);
