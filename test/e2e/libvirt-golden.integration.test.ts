@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { leftovers } from '../../fixtures/libvirt/lab.js';
@@ -102,9 +102,18 @@ describe('kubemix up with windows.goldenImage when the hypervisor has the golden
   // The wait-for-hosts part also waits for the Linux controller's cloud-init under TCG (minutes,
   // see libvirt-windows.integration.test.ts); the test's limit only guards a hang, and on a timeout
   // the run is stopped (SIGTERM) so it never holds the cluster's lock.
-  it('makes every Windows guest an overlay on it at create-hosts; the golden-image task captures nothing; wait-for-hosts watches them as specialize', {
+  it('fetches no Windows ISO, makes every Windows guest an overlay on it at create-hosts; the golden-image task captures nothing; wait-for-hosts watches them as specialize', {
     timeout: 20 * 60_000,
   }, async ({ signal }) => {
+    // A STAND-IN golden volume (an empty qcow2, not a generalized Windows), where a capture puts it
+    // (the pool's directory; prepare-provider defines the pool there when it is not).
+    const golden = goldenImage({
+      windowsIso: cachedImage(windowsIso, 'iso'),
+      version: '2022',
+      image: defaultWindowsImage('2022'),
+    }).volume;
+    await mkdir(join(cluster.dataDir, 'pool'), { recursive: true });
+    execFileSync('qemu-img', ['create', '-q', '-f', 'qcow2', join(cluster.dataDir, 'pool', golden), '1G']);
     const prepared = await kubemix([
       'up',
       spec,
@@ -114,14 +123,15 @@ describe('kubemix up with windows.goldenImage when the hypervisor has the golden
       'prepare-provider',
     ]);
     expect(prepared.exitCode, `${prepared.stdout}\n${prepared.stderr}`).toBe(0);
-    // A STAND-IN golden volume (an empty qcow2, not a generalized Windows), where a capture puts it.
-    const golden = goldenImage({
-      windowsIso: cachedImage(windowsIso, 'iso'),
-      version: '2022',
-      image: defaultWindowsImage('2022'),
-    }).volume;
-    execFileSync('qemu-img', ['create', '-q', '-f', 'qcow2', join(cluster.dataDir, 'pool', golden), '1G']);
+    // Only the Linux image is cached: no guest of this hypervisor installs from the ISO.
     await virsh('pool-refresh', cluster.pool);
+    expect(
+      (await virsh('vol-list', '--pool', cluster.pool))
+        .split('\n')
+        .map((l) => l.trim().split(/\s+/)[0])
+        .filter(Boolean)
+        .sort(),
+    ).toEqual([expect.stringMatching(/^base-sha256-[0-9a-f]{16}\.qcow2$/), golden]);
 
     const up = await kubemix(['up', spec, '--cluster-dir', clusterDir, '--stop-after', 'golden-image']);
     expect(up.exitCode, `${up.stdout}\n${up.stderr}`).toBe(0);

@@ -64,3 +64,35 @@ export function drive(
     execs: actions.filter((a) => a.kind === 'exec').map((a) => (a as { command: string }).command),
   };
 }
+
+/**
+ * Drives a module answering each exec by the first pattern its command matches (else `fallback`,
+ * success by default), and every other action with success: for modules whose command order is
+ * not what a test is about. Returns the actions, the exec commands and the outcome.
+ */
+export function driveMatching<A>(
+  module: Module<A>,
+  raw: Record<string, unknown>,
+  answers: Array<[RegExp, CommandResult]>,
+  ctx: ModuleContext = context(),
+  fallback: CommandResult = result(),
+) {
+  const run = module.run(module.parseArgs(raw), ctx);
+  const actions: ModuleAction[] = [];
+  let next = run.next();
+  while (!next.done) {
+    const action = next.value;
+    actions.push(action);
+    const command = action.kind === 'exec' ? action.command : undefined;
+    const answer =
+      command === undefined
+        ? result()
+        : (answers.find(([pattern]) => pattern.test(command))?.[1] ?? fallback);
+    next = run.next(answer);
+  }
+  return {
+    actions,
+    outcome: next.value as ModuleOutcome,
+    execs: actions.filter((a) => a.kind === 'exec').map((a) => (a as { command: string }).command),
+  };
+}

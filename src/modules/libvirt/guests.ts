@@ -4,6 +4,7 @@ import { isoScript } from '../../provider/libvirt/iso.js';
 import { clusterFilesDir } from '../../provider/libvirt/names.js';
 import { overlayVolumeXml } from '../../provider/libvirt/storage-xml.js';
 import { windowsConfigFiles } from '../../provider/libvirt/windows/config-iso.js';
+import { goldenVolumeTest } from '../../provider/libvirt/windows/golden-cache.js';
 import {
   chooseHyperv,
   type HypervChoice,
@@ -56,6 +57,24 @@ function guestsToMake(
 }
 
 type Step = Generator<ModuleAction, string | undefined, CommandResult>;
+
+/**
+ * Why the first Windows guest cannot be installed, or undefined: prepare-provider fetches the
+ * Windows media only where the golden volume is missing (libvirt_images, `onlyWithout`), so when
+ * the volume was there then and has gone since, the ISOs are not in the pool. This stops before
+ * anything is made, naming what to run, instead of defining a guest whose install medium is
+ * missing.
+ */
+function* installMediaMissing(poolPath: string, golden: GoldenPlan): Step {
+  const missing: string[] = [];
+  for (const disk of golden.install.disks) {
+    if (disk.source.kind !== 'cached') continue;
+    const there = yield { kind: 'exec', command: `test -s ${shQuote(`${poolPath}/${disk.volume}`)}` };
+    if (there.failed) missing.push(`${disk.volume} (${disk.source.image.source})`);
+  }
+  if (missing.length === 0) return undefined;
+  return `${golden.install.domain}: the golden Windows volume ${golden.volume} is not in the pool, and neither is ${missing.join(', ')} to install it from: prepare-provider found the golden volume and fetched no Windows media, and the volume was removed since. Run \`kubemix up --from prepare-provider\` to fetch them and install`;
+}
 
 /** The volumes a guest owns (cached media are shared and not the cluster's). */
 const ownVolumes = (guest: GuestDefinition) => guest.disks.filter((d) => d.source.kind !== 'cached');
@@ -113,7 +132,7 @@ function* makeVolume(
       // The golden volume is captured on this hypervisor, never downloaded: without it the overlay
       // would fail inside qemu-img with a message that does not say why.
       const base = `${poolPath}/${source.golden.volume}`;
-      const there = yield { kind: 'exec', command: `test -f ${shQuote(base)}` };
+      const there = yield { kind: 'exec', command: goldenVolumeTest(poolPath, source.golden.volume) };
       if (there.failed)
         return `the golden Windows volume ${source.golden.volume} is not in the pool (${base}): it is captured from the first Windows guest`;
       return yield* makeOverlay(args, dir, disk.volume, {
@@ -303,9 +322,13 @@ export const libvirtGuestsModule: Module<GuestsArgs> = {
     let goldenState: 'exists' | 'capture' | 'generalizing' | undefined;
     let guests = placed;
     if (golden) {
-      const there = yield { kind: 'exec', command: `test -f ${shQuote(`${poolPath}/${golden.volume}`)}` };
+      const there = yield { kind: 'exec', command: goldenVolumeTest(poolPath, golden.volume) };
       goldenState = there.failed ? 'capture' : 'exists';
       guests = guestsToMake(placed, golden, goldenState === 'exists');
+      if (goldenState === 'capture') {
+        const why = yield* installMediaMissing(poolPath, golden);
+        if (why) return { changed: false, failed: true, msg: why };
+      }
     }
     const listed = yield {
       kind: 'exec',

@@ -1,3 +1,4 @@
+import { goldenVolumeTest } from '../../provider/libvirt/windows/golden-cache.js';
 import { shQuote } from '../../quote/index.js';
 import type { CommandResult } from '../../types/command-result.js';
 import type { RawArgs } from '../args.js';
@@ -12,6 +13,11 @@ interface CachedImageArg {
   digest: string;
   volume: string;
   format: 'qcow2' | 'iso';
+  /**
+   * A golden volume (windows/golden-cache.ts): the image is needed only to install the guest that
+   * becomes it, so it is not fetched when the pool has that volume.
+   */
+  onlyWithout?: string;
 }
 
 interface ImagesArgs extends LibvirtCommon {
@@ -40,7 +46,10 @@ const algorithmTool = { sha256: 'sha256sum', sha512: 'sha512sum' } as const;
  * there is used as it is (a second cluster downloads nothing); a missing one is downloaded by the
  * hypervisor (URL) or copied from the machine running kubemix (path) to a temporary name, checked
  * against its digest, and only then moved into place. A digest that does not match is the user's
- * input: the file is removed and the run stops (exit 2). Reports `downloadedBytes`.
+ * input: the file is removed and the run stops (exit 2). An image marked `onlyWithout` a golden
+ * volume (the Windows and virtio-win ISOs with `windows.goldenImage`) is left alone when that
+ * volume is in the pool: create-hosts, with the same test, then makes only overlays on it.
+ * Reports `downloadedBytes`, `cached` and `skipped` (the images not fetched for a golden volume).
  */
 export const libvirtImagesModule: Module<ImagesArgs> = {
   name: 'libvirt_images',
@@ -67,7 +76,21 @@ export const libvirtImagesModule: Module<ImagesArgs> = {
     let changed = false;
     let downloadedBytes = 0;
     const cached: string[] = [];
+    const skipped: string[] = [];
+    const goldenThere = new Map<string, boolean>();
     for (const image of images) {
+      if (image.onlyWithout) {
+        let there = goldenThere.get(image.onlyWithout);
+        if (there === undefined) {
+          const test = yield { kind: 'exec', command: goldenVolumeTest(poolPath, image.onlyWithout) };
+          there = !test.failed;
+          goldenThere.set(image.onlyWithout, there);
+        }
+        if (there) {
+          skipped.push(image.volume);
+          continue;
+        }
+      }
       const target = `${poolPath}/${image.volume}`;
       const present = yield { kind: 'exec', command: `test -s ${shQuote(target)}` };
       if (!present.failed) {
@@ -129,6 +152,6 @@ export const libvirtImagesModule: Module<ImagesArgs> = {
         return { changed, failed: true, msg: `cannot place ${image.volume} in the pool: ${reason(placed)}` };
       changed = true;
     }
-    return { changed, failed: false, data: { poolPath, downloadedBytes, cached } };
+    return { changed, failed: false, data: { poolPath, downloadedBytes, cached, skipped } };
   },
 };

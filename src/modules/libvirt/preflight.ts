@@ -1,14 +1,16 @@
+import { goldenVolumeTest } from '../../provider/libvirt/windows/golden-cache.js';
 import { shQuote } from '../../quote/index.js';
 import { cidrsOverlap, parseCidr } from '../../spec/cidr.js';
 import type { CommandResult } from '../../types/command-result.js';
 import { type RawArgs, requireString } from '../args.js';
-import type { Module, ModuleContext, ModuleRun } from '../types.js';
+import type { Module, ModuleAction, ModuleContext, ModuleRun } from '../types.js';
 import {
   forThisHypervisor,
   type LibvirtCommon,
   outputLines,
   parseCommon,
   poolPathAssignment,
+  poolPathFrom,
   reason,
   recordedHere,
   virsh,
@@ -36,7 +38,15 @@ interface HypervisorPart {
   tunnel?: { device: string; vni: number; port: number; peers: string[] };
   guests: GuestNeeds[];
   images: Array<{ kind: 'url' | 'path'; volume: string }>;
+  /**
+   * With `windows.goldenImage`: the golden volume of this hypervisor and the disk size of its
+   * first Windows guest as installed (what is captured when the volume is missing).
+   */
+  golden?: { volume: string; installDiskGiB: number };
 }
+
+/** Whether the golden volume must be made here, as far as preflight can tell. */
+type GoldenNeed = 'none' | 'exists' | 'capture';
 
 interface Problem {
   message: string;
@@ -114,7 +124,8 @@ function sections(stdout: string): Map<string, string[]> {
  * `libvirt_preflight`: checks one hypervisor before anything is created and reports every
  * problem at once: the tools, libvirt (and its version), KVM (or a warning that guests run under
  * TCG), free RAM / disk / CPUs against the guests placed there, the cluster's names and network
- * not already used there, and the images the guests need. Changes nothing. Registers `accel`
+ * not already used there, and the images the guests need. With the golden image, the disk check
+ * also counts making the golden volume where the pool has none yet. Changes nothing. Registers `accel`
  * (`kvm` or `qemu`, for the domain XML), `warning` and the versions.
  */
 export const libvirtPreflightModule: Module<PreflightArgs> = {
@@ -160,8 +171,9 @@ export const libvirtPreflightModule: Module<PreflightArgs> = {
         ? ''
         : `${where}: KVM cannot run guests (${kvmWhyNot}): they run under software emulation (TCG, libvirt domain type 'qemu'), several times slower`;
 
+    const golden = part.golden && reachable ? yield* goldenNeed(args, part.golden.volume) : 'none';
     const facts = yield { kind: 'exec', command: factsScript(args) };
-    problems.push(...resourceProblems(part, facts));
+    problems.push(...resourceProblems(part, facts, golden));
 
     if (reachable) {
       const inUse = yield { kind: 'exec', command: inUseScript(args) };
@@ -193,7 +205,33 @@ export const libvirtPreflightModule: Module<PreflightArgs> = {
   },
 };
 
-function resourceProblems(part: HypervisorPart, facts: CommandResult): Problem[] {
+/**
+ * Whether this hypervisor's pool has the golden volume (the test create-hosts makes); a pool not
+ * made yet has none.
+ */
+function* goldenNeed(
+  args: PreflightArgs,
+  volume: string,
+): Generator<ModuleAction, GoldenNeed, CommandResult> {
+  const dumped = yield { kind: 'exec', command: virsh(args.uri, 'pool-dumpxml', args.pool) };
+  const poolPath = poolPathFrom(dumped.stdout);
+  if (!poolPath) return 'capture';
+  const there = yield { kind: 'exec', command: goldenVolumeTest(poolPath, volume) };
+  return there.failed ? 'capture' : 'exists';
+}
+
+/**
+ * The disk the golden volume takes while it is made here: the first Windows guest's installed
+ * disk and its capture, a `qemu-img convert` copy of that disk (golden-cache.ts) that holds only
+ * the clusters the install wrote, so the installed disk's size is its upper bound. Both exist at
+ * once until the capture removes the installed guest. With the volume there, only the overlays
+ * on it count (the guests' own disks).
+ */
+function goldenDiskGiB(part: HypervisorPart, golden: GoldenNeed): number {
+  return golden === 'capture' && part.golden ? 2 * part.golden.installDiskGiB : 0;
+}
+
+function resourceProblems(part: HypervisorPart, facts: CommandResult, golden: GoldenNeed): Problem[] {
   if (facts.failed) return [{ message: `cannot read CPUs, memory and disk: ${reason(facts)}`, input: false }];
   const values = parseFacts(facts.stdout);
   const problems: Problem[] = [];
@@ -201,7 +239,9 @@ function resourceProblems(part: HypervisorPart, facts: CommandResult): Problem[]
   const memoryMiB = Math.floor(Number(values.get('memavail_kib')) / 1024);
   const diskKiB = Number(values.get('disk_free_kib'));
   const needMiB = part.guests.reduce((sum, g) => sum + g.memoryMiB, 0);
-  const needDiskGiB = part.guests.reduce((sum, g) => sum + g.diskGiB, 0);
+  const guestsDiskGiB = part.guests.reduce((sum, g) => sum + g.diskGiB, 0);
+  const captureGiB = goldenDiskGiB(part, golden);
+  const needDiskGiB = guestsDiskGiB + captureGiB;
   const biggest = part.guests.reduce((max, g) => (g.vcpus > max.vcpus ? g : max), part.guests[0]!);
   if (Number.isFinite(memoryMiB) && needMiB > memoryMiB)
     problems.push({
@@ -215,7 +255,7 @@ function resourceProblems(part: HypervisorPart, facts: CommandResult): Problem[]
     });
   if (Number.isFinite(diskKiB) && needDiskGiB * GIB_KIB > diskKiB)
     problems.push({
-      message: `not enough disk in ${values.get('disk_dir')}: the guests' disks may grow to ${needDiskGiB} GiB, ${(diskKiB / GIB_KIB).toFixed(1)} GiB free`,
+      message: `not enough disk in ${values.get('disk_dir')}: the guests' disks may grow to ${needDiskGiB} GiB${captureGiB > 0 ? ` (${guestsDiskGiB} GiB, and ${captureGiB} GiB to make the golden volume ${part.golden!.volume}: the installed disk and its capture)` : ''}, ${(diskKiB / GIB_KIB).toFixed(1)} GiB free`,
       input: false,
     });
   return problems;

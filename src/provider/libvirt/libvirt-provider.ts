@@ -42,6 +42,40 @@ function namesByHypervisor(spec: LibvirtClusterSpec) {
   );
 }
 
+/**
+ * The images a hypervisor caches at prepare-provider. Those only its first Windows guest as
+ * installed uses (the Windows and virtio-win ISOs, with the golden image) are needed only to make
+ * the golden volume: marked with it, they are fetched only where the pool lacks it, which
+ * libvirt_images decides on the hypervisor with create-hosts' own test.
+ */
+function preparedImages(entry: PlacedOnHypervisor) {
+  const golden = entry.golden;
+  if (!golden) return entry.images;
+  const usedByGuests = new Set(
+    entry.guests.flatMap((g) =>
+      g.disks.flatMap((d) =>
+        d.source.kind === 'cached'
+          ? [d.source.image.volume]
+          : d.source.kind === 'overlay'
+            ? [d.source.base.volume]
+            : [],
+      ),
+    ),
+  );
+  return entry.images.map((image) =>
+    usedByGuests.has(image.volume) ? image : { ...image, onlyWithout: golden.volume },
+  );
+}
+
+/** The first Windows guest's installed disk size, for preflight's count of the golden volume's making. */
+function goldenPreflight(golden: NonNullable<PlacedOnHypervisor['golden']>) {
+  const installDiskGiB = golden.install.disks.reduce(
+    (sum, d) => sum + (d.source.kind === 'blank' ? d.source.sizeGiB : 0),
+    0,
+  );
+  return { volume: golden.volume, installDiskGiB };
+}
+
 function prepareSteps(layout: LibvirtLayout, common: Record<string, string>): PlanStep[] {
   return [
     {
@@ -79,7 +113,8 @@ function prepareSteps(layout: LibvirtLayout, common: Record<string, string>): Pl
               0,
             ),
           })),
-          images: entry.images,
+          images: preparedImages(entry),
+          ...(entry.golden ? { golden: goldenPreflight(entry.golden) } : {}),
         })),
       },
     },
@@ -90,9 +125,11 @@ function prepareSteps(layout: LibvirtLayout, common: Record<string, string>): Pl
       keywords: { when: "libvirt_host.warning != ''" },
     },
     {
-      name: 'cache the base images in the storage pool (downloaded and verified once per hypervisor)',
+      name: golden(layout)
+        ? 'cache the base images in the storage pool (downloaded and verified once per hypervisor; the Windows install media only where the pool has no golden volume)'
+        : 'cache the base images in the storage pool (downloaded and verified once per hypervisor)',
       module: 'libvirt_images',
-      args: { ...common, hypervisors: byHypervisor(layout, (entry) => entry.images) },
+      args: { ...common, hypervisors: byHypervisor(layout, preparedImages) },
     },
   ];
 }

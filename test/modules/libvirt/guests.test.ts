@@ -271,4 +271,27 @@ describe('libvirt_guests with the golden image plan (create-hosts and the golden
     expect(defined(actions)).toEqual(['lab.win-1', 'lab.win-2', 'lab.win-3']);
     expect(execs(actions).some((c) => c.includes("'vol-create-as'"))).toBe(false);
   });
+
+  it('without the golden volume nor the Windows ISO (prepare-provider saw the volume, since removed): stops in one line, makes nothing', () => {
+    const isoMissing: [RegExp, ReturnType<typeof result>] = [
+      new RegExp(`^test -s '${POOL_PATH}/${windowsIso.volume}'$`),
+      result('', { exitCode: 1 }),
+    ];
+    const { actions, outcome } = run(overlays, [missing, isoMissing], goldenArg);
+    expect(outcome).toMatchObject({ failed: true, changed: false });
+    expect(outcome.msg).toBe(
+      `lab.win-1: the golden Windows volume ${golden.volume} is not in the pool, and neither is ${windowsIso.volume} (${windowsIso.source}) to install it from: prepare-provider found the golden volume and fetched no Windows media, and the volume was removed since. Run \`kubemix up --from prepare-provider\` to fetch them and install`,
+    );
+    // Nothing recorded, written or defined.
+    expect(actions.filter((a) => a.kind !== 'exec')).toEqual([]);
+    expect(execs(actions).filter((c) => !c.startsWith('test ') && !c.includes("'pool-dumpxml'"))).toEqual([]);
+  });
+
+  it('without the golden volume, with the Windows ISO in the pool: looks for it before installing', () => {
+    const { actions, outcome } = run(overlays, [missing], goldenArg);
+    expect(outcome).toMatchObject({ failed: false, data: { golden: 'capture' } });
+    const looked = execs(actions).indexOf(`test -s '${POOL_PATH}/${windowsIso.volume}'`);
+    expect(looked).toBeGreaterThan(-1);
+    expect(looked).toBeLessThan(execs(actions).findIndex((c) => c.includes("'define'")));
+  });
 });

@@ -58,6 +58,14 @@ export function goldenImage(options: {
 }
 
 /**
+ * The shell test (exit 0: present) for a golden volume in a directory pool. Every decision about
+ * it on a hypervisor uses this one test: whether prepare-provider fetches the Windows media and
+ * preflight counts a capture, and whether create-hosts installs or makes overlays.
+ */
+export const goldenVolumeTest = (poolPath: string, volume: string): string =>
+  `test -f ${shQuote(`${poolPath}/${volume}`)}`;
+
+/**
  * The shell command that turns the generalized, shut-off disk of the first Windows guest into the
  * golden volume: `qemu-img convert` from qcow2 (the format is given: never probed from a disk
  * the guest wrote) to a standalone qcow2 (qemu-img(1): no backing file,
