@@ -1,22 +1,20 @@
-import { execFileSync } from 'node:child_process';
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  leftovers,
-  removeTestStorage,
-  sha256File,
-  testImage,
-  writeLibvirtSpec,
-} from '../../fixtures/libvirt/lab.js';
+import { powerOffLikeSysprep } from '../../fixtures/libvirt/golden.js';
+import { leftovers } from '../../fixtures/libvirt/lab.js';
 import { ensureLibvirtd, type TestLibvirtd, virsh } from '../../fixtures/libvirt/libvirtd.js';
-import { type TestCluster, uniqueTestCluster } from '../../fixtures/libvirt/test-cluster.js';
+import type { TestCluster } from '../../fixtures/libvirt/test-cluster.js';
+import {
+  removeWindowsTestCluster,
+  type WindowsTestCluster,
+  writeWindowsTestSpec,
+} from '../../fixtures/libvirt/windows-spec.js';
 import { markGeneralizingCommand } from '../../src/modules/libvirt/golden-marker.js';
 import { cachedImage } from '../../src/provider/libvirt/image.js';
 import { goldenImage } from '../../src/provider/libvirt/windows/golden-cache.js';
 import { defaultWindowsImage } from '../../src/provider/libvirt/windows/guest.js';
-import { testTempDir } from '../helpers/temp.js';
 import { kubemix, tempClusterDir } from './helpers.js';
 
 // `kubemix up` resumed after sysprep shut the first Windows guest off, on real libvirtd: the
@@ -25,6 +23,7 @@ import { kubemix, tempClusterDir } from './helpers.js';
 // so the state an interrupted run leaves is made by hand — the mark set with the very command
 // libvirt_golden_mark runs, and "sysprep's power-off" as QEMU told to quit over QMP (libvirt
 // reports `shut off (shutdown)`; golden-resume.integration.test.ts checks the module side).
+let test: WindowsTestCluster | undefined;
 let cluster: TestCluster;
 let libvirtd: TestLibvirtd;
 let spec: string;
@@ -40,32 +39,19 @@ const domains = async () =>
 
 beforeAll(async () => {
   libvirtd = await ensureLibvirtd();
-  cluster = await uniqueTestCluster('kmxgres');
-  const image = await testImage();
-  const media = await testTempDir('golden-resume-media');
-  await mkdir(join(media, 'content'));
-  await writeFile(
-    join(media, 'content', 'README.TXT'),
-    'not Windows: a stand-in medium that boots nothing\n',
-  );
-  const iso = join(media, 'not-windows.iso');
-  execFileSync('genisoimage', ['-quiet', '-o', iso, '-V', 'NOTWIN', join(media, 'content')]);
-  clusterDir = join(await tempClusterDir(), 'cluster');
-  windowsIso = { source: iso, sha256: await sha256File(iso) };
-  spec = await writeLibvirtSpec(join(clusterDir, '..', 'golden.yaml'), {
-    ...cluster,
-    image: { source: image.path, sha256: image.sha256 },
-    windows: { count: 2, iso: windowsIso },
-    windowsInstallMinutes: 1,
-    windowsGoldenImage: true,
+  test = await writeWindowsTestSpec({
+    stem: 'kmxgres',
+    dir: await tempClusterDir(),
+    windows: 2,
+    goldenImage: true,
   });
+  ({ cluster, spec, clusterDir, windowsIso } = test);
 }, 20 * 60_000);
 
 afterAll(async () => {
-  if (spec && cluster && (await leftovers(cluster)).length > 0)
-    await kubemix(['down', spec, '--cluster-dir', clusterDir, '--purge-images']);
-  if (cluster) await removeTestStorage(cluster);
-  if (clusterDir) await rm(join(clusterDir, '..'), { recursive: true, force: true });
+  await removeWindowsTestCluster(test, (t) =>
+    kubemix(['down', t.spec, '--cluster-dir', t.clusterDir, '--purge-images']),
+  );
   await libvirtd?.stop();
 }, 10 * 60_000);
 
@@ -80,7 +66,8 @@ describe('kubemix up resumed after sysprep shut the first Windows guest off (sta
 
     // What an interrupted golden-image task leaves once sysprep ran: the mark, then the power-off.
     await execa('sh', ['-c', markGeneralizingCommand('qemu:///system', first)]);
-    await execa('virsh', ['-c', 'qemu:///system', 'qemu-monitor-command', first, '{"execute":"quit"}']);
+    // QEMU may drop the monitor before it answers `quit`: the capture below checks the shut-off.
+    await powerOffLikeSysprep(first);
 
     const resumed = await kubemix(['up', spec, '--cluster-dir', clusterDir, '--stop-after', 'golden-image']);
     const output = `${resumed.stdout}\n${resumed.stderr}`;
