@@ -1,9 +1,6 @@
 import { type Accelerator, domainXml } from '../../provider/libvirt/domain-xml.js';
-import type { GuestDefinition, GuestDisk } from '../../provider/libvirt/guest.js';
-import { isoScript } from '../../provider/libvirt/iso.js';
+import type { GuestDefinition } from '../../provider/libvirt/guest.js';
 import { clusterFilesDir } from '../../provider/libvirt/names.js';
-import { overlayVolumeXml } from '../../provider/libvirt/storage-xml.js';
-import { windowsConfigFiles } from '../../provider/libvirt/windows/config-iso.js';
 import { goldenVolumeTest } from '../../provider/libvirt/windows/golden-cache.js';
 import {
   chooseHyperv,
