@@ -22,6 +22,7 @@ import {
   resource,
   virsh,
 } from './common.js';
+import { deleteVolumeScript, destroyDomainScript } from './destroy.js';
 import { generalizingMarked } from './golden-marker.js';
 import { makeVolume } from './guest-volumes.js';
 
@@ -117,6 +118,39 @@ function parseExisting(listed: CommandResult) {
     else if (section) existing[section].add(line);
   }
   return existing;
+}
+
+/**
+ * Removes the first Windows guest as installed when it carries the generalize mark although the
+ * golden volume exists (a capture that published the volume, then failed to remove the guest):
+ * domain and its own volumes, also from `existing`. Unmarked, the domain is an overlay already and
+ * stays. Returns why it could not, or undefined.
+ */
+function* removeCapturedInstall(
+  args: GuestsArgs,
+  golden: GoldenPlan,
+  existing: ReturnType<typeof parseExisting>,
+): Generator<ModuleAction, string | undefined, CommandResult> {
+  const domain = golden.install.domain;
+  const marked = yield* generalizingMarked(args.uri, domain);
+  if (typeof marked === 'object') return `cannot read whether it is the installed guest: ${marked.error}`;
+  if (!marked) return undefined;
+  const volumes = ownVolumes(golden.install)
+    .map((d) => d.volume)
+    .filter((v) => existing.volumes.has(v));
+  const removed = yield {
+    kind: 'exec',
+    command: [
+      destroyDomainScript(args.uri, domain),
+      ...volumes.map((v) => deleteVolumeScript(args.uri, args.pool, v)),
+    ].join('\n'),
+  };
+  if (removed.failed)
+    return `the golden volume exists but the installed guest it was captured from is still here, and it cannot be removed: ${reason(removed)}`;
+  existing.domains.delete(domain);
+  existing.running.delete(domain);
+  for (const v of volumes) existing.volumes.delete(v);
+  return undefined;
 }
 
 /** Makes a guest's own volumes and defines its domain, unless they exist; returns why not, or undefined. */
@@ -227,6 +261,13 @@ export const libvirtGuestsModule: Module<GuestsArgs> = {
         goldenState = 'generalizing';
         guests = guests.filter((g) => g.domain !== golden.install.domain);
       }
+    }
+    // The capture published the golden volume but could not remove the installed guest it came
+    // from (it carries the mark): made as it is, that guest would boot the install's disk. It goes
+    // now, and the loop below makes it again as an overlay under the same names.
+    if (golden && goldenState === 'exists' && existing.domains.has(golden.install.domain)) {
+      const why = yield* removeCapturedInstall(args, golden, existing);
+      if (why) return { changed: false, failed: true, msg: `${golden.install.domain}: ${why}` };
     }
     const intent = yield {
       kind: 'record',

@@ -183,13 +183,18 @@ beforeAll(async () => {
   await virsh('pool-start', pool);
   writeFileSync(join(poolPath, windowsIso.volume), Buffer.alloc(1024 * 1024));
   await virsh('pool-refresh', pool);
+  await startNetwork();
+}, 120_000);
+
+/** The guests' network (a test's `down` removes it; the next test starts it again). */
+async function startNetwork(): Promise<void> {
   writeFileSync(
     join(dataDir, 'network.xml'),
     `<network><name>${network}</name><bridge name="kmxr${run}"/></network>`,
   );
   await virsh('net-define', join(dataDir, 'network.xml'));
   await virsh('net-start', network);
-}, 120_000);
+}
 
 afterAll(async () => {
   for (const node of nodes) {
@@ -274,5 +279,44 @@ describe('golden image task resumed after sysprep started (real libvirtd + QEMU 
     const leaks = await runHere(libvirtLeakCheckModule, net);
     expect(leaks.data?.['found'], JSON.stringify(leaks.data)).toEqual([]);
     expect(readdirSync(poolPath).sort()).toEqual([golden.volume, windowsIso.volume].sort());
+  });
+  it('remakes as an overlay a marked first guest that a capture published the golden volume from but did not remove', {
+    timeout: 600_000,
+  }, async () => {
+    // Without the golden volume, create-hosts makes the first guest as installed; it is marked.
+    await lv('vol-delete', '--pool', pool, golden.volume);
+    if ((await lv('net-info', network)).exitCode !== 0) await startNetwork();
+    const created = await runHere(libvirtGuestsModule, guestsArgs);
+    expect(created).toMatchObject({ failed: false, data: { golden: 'capture' } });
+    const marked = await runHere(libvirtGoldenMarkModule, { uri: common.uri, domain: install.domain });
+    expect(marked.failed).toBe(false);
+    // What a capture leaves when its removal of the guest fails: the volume published (a STAND-IN
+    // qcow2 here), the installed guest still defined, running, marked.
+    execFileSync('qemu-img', ['create', '-q', '-f', 'qcow2', join(poolPath, golden.volume), '1G']);
+    await virsh('pool-refresh', pool);
+
+    const remade = await runHere(libvirtGuestsModule, guestsArgs);
+    expect(remade).toMatchObject({ failed: false, changed: true, data: { golden: 'exists' } });
+    for (const node of nodes) {
+      expect(await domstate(`${cluster}.${node}`)).toMatch(/^running/);
+      const disk = await virsh('vol-dumpxml', '--pool', pool, `${cluster}.${node}.disk.qcow2`);
+      expect(disk).toContain(`<path>${join(poolPath, golden.volume)}</path>`);
+    }
+    // A new domain: without the mark.
+    expect(
+      (await lv('metadata', install.domain, 'https://kubemix.dev/libvirt/golden/1', '--config')).stderr,
+    ).toContain('metadata not found');
+
+    const destroyed = await runHere(libvirtDestroyGuestsModule, {
+      ...common,
+      consoleDir: '',
+      purgeImages: [],
+      recorded: {},
+    });
+    expect(destroyed.failed).toBe(false);
+    const net = { ...common, cidr: '10.214.250.0/24', hypervisors: {} };
+    expect((await runHere(libvirtDestroyNetworkModule, net)).failed).toBe(false);
+    const leaks = await runHere(libvirtLeakCheckModule, net);
+    expect(leaks.data?.['found'], JSON.stringify(leaks.data)).toEqual([]);
   });
 });

@@ -256,13 +256,73 @@ describe('libvirt_guests with the golden image plan (create-hosts and the golden
     expect(defined(actions)).toEqual([]);
   });
 
-  it('reads no mark when the first guest is not made yet, nor when the golden volume exists', () => {
+  it('reads no mark when the first guest is not made yet', () => {
     expect(execs(run(overlays, [missing], goldenArg).actions).some((c) => metadata.test(c))).toBe(false);
-    const listedAll: [RegExp, ReturnType<typeof result>] = [
-      /^echo '# domains'/,
-      result(['# domains', ...overlays.map((g) => g.domain), '# running', '# volumes'].join('\n')),
-    ];
-    expect(execs(run(overlays, [listedAll], goldenArg).actions).some((c) => metadata.test(c))).toBe(false);
+    expect(execs(run(overlays, [], goldenArg).actions).some((c) => metadata.test(c))).toBe(false);
+  });
+
+  // The golden volume exists and the first guest is there: an overlay made before (unmarked), or
+  // the installed guest a capture published but could not remove (marked).
+  const notFound = result('', {
+    exitCode: 1,
+    stderr: 'error: metadata not found: Requested metadata element is not present',
+  });
+  const listedAll: [RegExp, ReturnType<typeof result>] = [
+    /^echo '# domains'/,
+    result(
+      [
+        '# domains',
+        ...overlays.map((g) => g.domain),
+        '# running',
+        ...overlays.map((g) => g.domain),
+        '# volumes',
+        ...overlays.flatMap((g) => g.disks.map((d) => d.volume)),
+      ].join('\n'),
+    ),
+  ];
+  const removals = (actions: ModuleAction[]) =>
+    execs(actions).filter((c) => /'(undefine|vol-delete)'/.test(c));
+
+  it('with the golden volume, keeps an unmarked first guest (an overlay already): nothing removed or made', () => {
+    const { actions, outcome } = run(overlays, [listedAll, [metadata, notFound]], goldenArg);
+    expect(outcome).toMatchObject({ failed: false, changed: false, data: { golden: 'exists' } });
+    expect(execs(actions).some((c) => metadata.test(c))).toBe(true);
+    expect(removals(actions)).toEqual([]);
+    expect(defined(actions)).toEqual([]);
+  });
+
+  it('with the golden volume, removes a marked first guest (the install a capture left) and makes it again as an overlay', () => {
+    const { actions, outcome } = run(
+      overlays,
+      [listedAll, [metadata, result('<golden state="generalizing"/>\n')]],
+      goldenArg,
+    );
+    expect(outcome).toMatchObject({ failed: false, changed: true, data: { golden: 'exists' } });
+    const [removal] = removals(actions);
+    expect(removal).toContain("'undefine' '--nvram' 'lab.win-1'");
+    expect(removal).toContain("'vol-delete' '--pool' 'kubemix' 'lab.win-1.disk.qcow2'");
+    // Only win-1 is made again, as an overlay on the golden volume; the others exist and run.
+    const overlayXml = puts(actions).find((p) => p.remotePath.endsWith('/lab.win-1.disk.qcow2.xml'));
+    expect(String(overlayXml?.content)).toContain(`<path>${POOL_PATH}/${golden.volume}</path>`);
+    expect(execs(actions).filter((c) => c.includes("'define'")).length).toBe(1);
+    expect(defined(actions)).toEqual(['lab.win-1']);
+  });
+
+  it('stops in one line, naming the guest, when that installed guest cannot be removed', () => {
+    const { actions, outcome } = run(
+      overlays,
+      [
+        listedAll,
+        [metadata, result('<golden state="generalizing"/>\n')],
+        [/'undefine'/, result('', { exitCode: 1, stderr: 'error: domain is locked' })],
+      ],
+      goldenArg,
+    );
+    expect(outcome).toMatchObject({ failed: true });
+    expect(outcome.msg).toMatch(
+      /^lab\.win-1: the golden volume exists but the installed guest it was captured from is still here, and it cannot be removed: /,
+    );
+    expect(defined(actions)).toEqual([]);
   });
 
   it('with the golden volume: every Windows guest is an overlay; registers exists', () => {
