@@ -1,13 +1,17 @@
 import { execFileSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { removeTestStorage } from '../../../fixtures/libvirt/lab.js';
+import {
+  type GoldenTestHypervisor,
+  goldenTestHypervisor,
+  removeDomains,
+  STAND_IN_GOLDEN,
+  STAND_IN_WINDOWS_ISO,
+  virshResult,
+  writePoolFiles,
+} from '../../../fixtures/libvirt/golden.js';
 import { ensureLibvirtd, type TestLibvirtd, virsh } from '../../../fixtures/libvirt/libvirtd.js';
-import { applyProvisionUpdate } from '../../../src/engine/index.js';
-import { runModule } from '../../../src/executor/run-module.js';
 import {
   libvirtDestroyGuestsModule,
   libvirtDestroyNetworkModule,
@@ -20,22 +24,13 @@ import {
 import type { Module } from '../../../src/modules/types.js';
 import { buildPlan } from '../../../src/plan/index.js';
 import type { GuestInput } from '../../../src/provider/libvirt/guest-os.js';
-import { cachedImage } from '../../../src/provider/libvirt/image.js';
-import { clusterFilesDir, macAddress } from '../../../src/provider/libvirt/names.js';
+import { clusterFilesDir, macAddress, networkName } from '../../../src/provider/libvirt/names.js';
 import { guestDeviceVars } from '../../../src/provider/libvirt/node-host.js';
-import { dirPoolXml } from '../../../src/provider/libvirt/storage-xml.js';
-import { goldenImage } from '../../../src/provider/libvirt/windows/golden-cache.js';
-import {
-  defaultWindowsImage,
-  generateAdministratorPassword,
-} from '../../../src/provider/libvirt/windows/index.js';
+import { generateAdministratorPassword } from '../../../src/provider/libvirt/windows/index.js';
 import { windowsGoldenGuest } from '../../../src/provider/libvirt/windows-golden-guest.js';
 import { windowsGuest } from '../../../src/provider/libvirt/windows-guest.js';
 import { validateSpecInput } from '../../../src/spec/validate.js';
 import { evaluateCondition } from '../../../src/template/render.js';
-import { LocalTransport } from '../../../src/transport/local/index.js';
-import type { InventoryHost } from '../../../src/types/inventory.js';
-import type { ProviderResource, ProvisionLedger } from '../../../src/types/provision.js';
 import { loadVersions } from '../../../src/versions/versions.js';
 
 // A golden-image task resumed after the first Windows guest was marked and sysprep started: on a
@@ -44,73 +39,41 @@ import { loadVersions } from '../../../src/versions/versions.js';
 // not Windows (as in golden-flow.integration.test.ts): the "Windows ISO" is a blank file, and
 // "sysprep's power-off" is QEMU told to quit over QMP (libvirt reports `shut off (shutdown)`).
 
-const run = randomBytes(3).toString('hex');
-const cluster = `kmx-gres-${run}`;
-const pool = `kubemix-tests-gres-${run}`;
-const dataDir = `/var/lib/kubemix-tests-${cluster}`;
-const poolPath = join(dataDir, 'pool');
-const network = `${cluster}.hypervisor-01.network`;
-const HV = 'hypervisor-01';
-const host: InventoryHost = {
-  name: HV,
-  address: '127.0.0.1',
-  os: 'linux',
-  connection: 'local',
-  role: 'worker',
-  group: 'hypervisors',
-};
-const windowsIso = cachedImage({ source: '/isos/ws2022.iso', sha256: 'f'.repeat(64) }, 'iso');
-const golden = goldenImage({ windowsIso, version: '2022', image: defaultWindowsImage('2022') });
+const windowsIso = STAND_IN_WINDOWS_ISO;
+const golden = STAND_IN_GOLDEN;
 const nodes = ['win-1', 'win-2'];
 const passwords = Object.fromEntries(nodes.map((n) => [n, generateAdministratorPassword()]));
 let libvirtd: TestLibvirtd;
-
-const resources: ProviderResource[] = [];
-const ledger: ProvisionLedger = {
-  get resources() {
-    return resources;
-  },
-  record: async (update) =>
-    applyProvisionUpdate({ resources, assignments: {} }, update, new Date().toISOString()),
-};
+let hv: GoldenTestHypervisor;
+// Known once the unique cluster is made (beforeAll).
+let cluster: string;
+let pool: string;
+let poolPath: string;
+let network: string;
+let common: GoldenTestHypervisor['common'];
+let install: ReturnType<typeof windowsGuest>;
+let guestsArgs: Record<string, unknown>;
+let captureArgs: Record<string, unknown>;
 
 function input(node: string): GuestInput {
   return {
     cluster,
     node,
-    hypervisor: HV,
+    hypervisor: hv.host.name,
     vcpus: 1,
     memoryMiB: 128,
     diskGiB: 1,
-    ip: `10.214.${200 + nodes.indexOf(node)}.11`,
+    ip: hv.cluster.guest(nodes.indexOf(node)),
     mac: macAddress(cluster, node),
     network,
     dnsDomain: `${cluster}.kubemix.internal`,
-    dataDir,
+    dataDir: hv.cluster.dataDir,
     publicKey: 'ssh-ed25519 AAAA kubemix',
     connection: 'winrm',
     images: { windows: windowsIso },
     windows: { version: '2022', computerName: node },
   };
 }
-
-const install = windowsGuest(input('win-1'));
-const common = { uri: 'qemu:///system', cluster, dataDir, pool };
-const guestsArgs = {
-  ...common,
-  accel: 'qemu',
-  passwords,
-  hypervisors: { [HV]: nodes.map((n) => windowsGoldenGuest(input(n), golden)) },
-  golden: { [HV]: { volume: golden.volume, install } },
-};
-const captureArgs = {
-  ...common,
-  domain: install.domain,
-  node: 'win-1',
-  disk: `${cluster}.win-1.disk.qcow2`,
-  golden: golden.volume,
-  timeoutMinutes: 5,
-};
 
 /** The golden-image task's steps as `up` plans them (their modules and `when` conditions). */
 function plannedSteps() {
@@ -140,21 +103,8 @@ const modulesToRun = (registered: Record<string, unknown>) =>
     })
     .map((s) => s.module);
 
-async function runHere<A>(module: Module<A>, args: Record<string, unknown>) {
-  const transport = new LocalTransport(host.name);
-  try {
-    return await runModule({
-      module: module as Module<unknown>,
-      args,
-      context: { host, os: 'linux', vars: {}, checkMode: false, ledger },
-      transport,
-    });
-  } finally {
-    await transport.close();
-  }
-}
-
-const lv = (...args: string[]) => execa('virsh', ['-q', '-c', 'qemu:///system', ...args], { reject: false });
+const runHere = <A>(module: Module<A>, args: Record<string, unknown>) => hv.run(module, args);
+const lv = virshResult;
 const domstate = async (domain: string) => (await lv('domstate', '--reason', domain)).stdout.trim();
 
 /** Waits for the domain to be shut off, one lifecycle event (or 5 s) at a time, for at most 2 minutes. */
@@ -167,45 +117,64 @@ async function shutOff(domain: string): Promise<string> {
   return domstate(domain);
 }
 
-beforeAll(async () => {
-  libvirtd = await ensureLibvirtd();
-  mkdirSync(poolPath, { recursive: true });
-  mkdirSync(clusterFilesDir(dataDir, cluster), { recursive: true, mode: 0o700 });
-  resources.push({
-    provider: 'libvirt',
-    kind: 'directory',
-    name: clusterFilesDir(dataDir, cluster),
-    location: HV,
-    status: 'created',
+/** The cluster's file directory, as create-network makes and records it (a test's `down` removes it). */
+async function makeFilesDir(): Promise<void> {
+  const filesDir = clusterFilesDir(hv.cluster.dataDir, cluster);
+  mkdirSync(filesDir, { recursive: true, mode: 0o700 });
+  await hv.ledger.record({
+    resources: [
+      { provider: 'libvirt', kind: 'directory', name: filesDir, location: hv.host.name, status: 'created' },
+    ],
   });
-  writeFileSync(join(dataDir, 'pool.xml'), dirPoolXml({ name: pool, path: poolPath }));
-  await virsh('pool-define', join(dataDir, 'pool.xml'));
-  await virsh('pool-start', pool);
-  writeFileSync(join(poolPath, windowsIso.volume), Buffer.alloc(1024 * 1024));
-  await virsh('pool-refresh', pool);
-  await startNetwork();
-}, 120_000);
+}
 
-/** The guests' network (a test's `down` removes it; the next test starts it again). */
+/** The guests' isolated network (a test's `down` removes it; the next test starts it again). */
 async function startNetwork(): Promise<void> {
-  writeFileSync(
-    join(dataDir, 'network.xml'),
-    `<network><name>${network}</name><bridge name="kmxr${run}"/></network>`,
-  );
-  await virsh('net-define', join(dataDir, 'network.xml'));
+  const file = join(hv.cluster.dataDir, 'network.xml');
+  writeFileSync(file, `<network><name>${network}</name><bridge name="kmxr${cluster.slice(-6)}"/></network>`);
+  await virsh('net-define', file);
   await virsh('net-start', network);
 }
 
+beforeAll(async () => {
+  libvirtd = await ensureLibvirtd();
+  hv = await goldenTestHypervisor('kmx-gres');
+  cluster = hv.cluster.name;
+  pool = hv.cluster.pool;
+  poolPath = hv.poolPath;
+  common = hv.common;
+  network = networkName(cluster, hv.host.name);
+  install = windowsGuest(input('win-1'));
+  // libvirt_guests' arguments, the same for create-hosts and the golden-image task (libvirt-provider.ts).
+  guestsArgs = {
+    ...common,
+    accel: 'qemu',
+    passwords,
+    hypervisors: { [hv.host.name]: nodes.map((n) => windowsGoldenGuest(input(n), golden)) },
+    golden: { [hv.host.name]: { volume: golden.volume, install } },
+  };
+  captureArgs = {
+    ...common,
+    domain: install.domain,
+    node: 'win-1',
+    disk: `${cluster}.win-1.disk.qcow2`,
+    golden: golden.volume,
+    timeoutMinutes: 5,
+  };
+  await makeFilesDir();
+  // The stand-in "Windows ISO" in the image cache, as prepare-provider leaves the real one.
+  await writePoolFiles(hv, { [windowsIso.volume]: Buffer.alloc(1024 * 1024) });
+  await startNetwork();
+}, 120_000);
+
 afterAll(async () => {
-  for (const node of nodes) {
-    await lv('destroy', `${cluster}.${node}`);
-    await lv('undefine', '--nvram', `${cluster}.${node}`);
-    rmSync(`/var/log/libvirt/qemu/${cluster}.${node}.log`, { force: true });
+  if (cluster) await removeDomains(nodes.map((node) => `${cluster}.${node}`));
+  if (network) {
+    await lv('net-destroy', network);
+    await lv('net-undefine', network);
+    rmSync(`/run/libvirt/network/${network}`, { recursive: true, force: true });
   }
-  await lv('net-destroy', network);
-  await lv('net-undefine', network);
-  rmSync(`/run/libvirt/network/${network}`, { recursive: true, force: true });
-  await removeTestStorage({ dataDir, pool });
+  await hv?.remove();
   await libvirtd?.stop();
 }, 120_000);
 
@@ -274,7 +243,7 @@ describe('golden image task resumed after sysprep started (real libvirtd + QEMU 
       recorded: {},
     });
     expect(destroyed.failed).toBe(false);
-    const net = { ...common, cidr: '10.214.250.0/24', hypervisors: {} };
+    const net = { ...common, cidr: hv.cluster.cidr, hypervisors: {} };
     expect((await runHere(libvirtDestroyNetworkModule, net)).failed).toBe(false);
     const leaks = await runHere(libvirtLeakCheckModule, net);
     expect(leaks.data?.['found'], JSON.stringify(leaks.data)).toEqual([]);
@@ -285,7 +254,9 @@ describe('golden image task resumed after sysprep started (real libvirtd + QEMU 
   }, async () => {
     // Without the golden volume, create-hosts makes the first guest as installed; it is marked.
     await lv('vol-delete', '--pool', pool, golden.volume);
+    // The previous test's `down` removed the network and the file directory.
     if ((await lv('net-info', network)).exitCode !== 0) await startNetwork();
+    await makeFilesDir();
     const created = await runHere(libvirtGuestsModule, guestsArgs);
     expect(created).toMatchObject({ failed: false, data: { golden: 'capture' } });
     const marked = await runHere(libvirtGoldenMarkModule, { uri: common.uri, domain: install.domain });
@@ -314,7 +285,7 @@ describe('golden image task resumed after sysprep started (real libvirtd + QEMU 
       recorded: {},
     });
     expect(destroyed.failed).toBe(false);
-    const net = { ...common, cidr: '10.214.250.0/24', hypervisors: {} };
+    const net = { ...common, cidr: hv.cluster.cidr, hypervisors: {} };
     expect((await runHere(libvirtDestroyNetworkModule, net)).failed).toBe(false);
     const leaks = await runHere(libvirtLeakCheckModule, net);
     expect(leaks.data?.['found'], JSON.stringify(leaks.data)).toEqual([]);
