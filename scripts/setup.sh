@@ -68,7 +68,7 @@ npm run build --silent
 bash scripts/kubernetes-schemas.sh
 # The release of the oldest supported minor the e2e tests build and the manifest checks validate
 # against (test/helpers/kubernetes-test-versions.ts names the same release).
-OLDEST_TESTED_KUBERNETES=1.35.4
+OLDEST_TESTED_KUBERNETES=1.36.4
 bash scripts/kubernetes-schemas.sh "$OLDEST_TESTED_KUBERNETES"
 # The releases the lab's own tests start clusters with (test/lab/helpers.ts and the other lab
 # tests' initCluster calls): their OpenAPI specs, for the API server stand-in. Add a minor here

@@ -1,6 +1,8 @@
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { loadArtifactsFile } from '../artifacts/list.js';
 import { assignHost, type ClusterState } from '../engine/index.js';
+import { SpecError } from '../errors/index.js';
 import { buildPlan, buildTeardownPlan } from '../plan/index.js';
 import { loadClusterPlaybooks, playbooksDir } from '../playbook/cluster-playbooks.js';
 import { ensureClusterKey, readClusterPublicKey } from '../provider/cluster-key.js';
@@ -10,7 +12,7 @@ import { loadSpec } from '../spec/index.js';
 import type { ClusterSpec } from '../spec/schema.js';
 import type { Plan } from '../types/plan.js';
 import { WINDOWS_VERSIONS } from '../types/windows.js';
-import { kubernetesSupport } from '../versions/kubernetes-support.js';
+import { buildableVersion } from '../versions/buildable.js';
 import { loadVersions, type Versions } from '../versions/versions.js';
 import { choiceOption, intOption } from './options.js';
 import { err } from './output.js';
@@ -21,6 +23,7 @@ export interface ClusterContext {
   source: string;
   versions: Versions;
   clusterDir: string;
+  /** The plan `up` runs; throws a SpecError (exit 2) when the cluster's Kubernetes version cannot be built. */
   upPlan(): Plan;
   /** The teardown plan for what the state recorded (hosts with what providers assigned them). */
   downPlan(state: ClusterState | undefined, options?: { purgeImages?: boolean }): Plan;
@@ -78,8 +81,16 @@ export async function loadClusterContext(
   const source = loaded.source;
   const spec = await withLocalImageDigests(loaded.spec, source);
   const versions = loadVersions(spec.versions ?? {}, source);
-  const support = kubernetesSupport(spec.kubernetes.version ?? versions['kubernetes'] ?? '');
-  if (support.kind === 'untested') err(`kubemix: warning: ${support.message}`);
+  // Every version question is decided here, before a plan exists (src/versions/buildable.ts);
+  // the up plan refuses what kubemix cannot build; `down` still works for such a cluster.
+  const buildable = buildableVersion({
+    kubernetesVersion: spec.kubernetes.version ?? versions['kubernetes'] ?? '',
+    path: spec.kubernetes.version !== undefined ? ['kubernetes', 'version'] : ['versions', 'kubernetes'],
+    versions,
+    kubeadmImagesByMinor: loadArtifactsFile()['kubeadm-images'],
+    issue: loaded.issue,
+  });
+  for (const warning of buildable.warnings) err(`kubemix: warning: ${warning}`);
   const clusterDir = values['cluster-dir']
     ? resolve(String(values['cluster-dir']))
     : defaultClusterDir(spec.name);
@@ -100,7 +111,13 @@ export async function loadClusterContext(
     source,
     versions,
     clusterDir,
-    upPlan: () => buildPlan(planOptions()),
+    upPlan: () => {
+      if (buildable.issues.length > 0) throw new SpecError(buildable.issues);
+      return buildPlan({
+        ...planOptions(),
+        ...(buildable.kubeadmImages ? { kubeadmImages: buildable.kubeadmImages } : {}),
+      });
+    },
     downPlan: (state, options = {}) =>
       withRecordedHosts(
         buildTeardownPlan({

@@ -1,3 +1,4 @@
+import { parseKubernetesVersion } from '../versions/kubernetes-support.js';
 import { ManifestError } from './errors.js';
 import { type WindowsFlannelDownload, windowsFlannelDownloads } from './windows-flannel-downloads.js';
 import {
@@ -133,8 +134,8 @@ function windowsKubeProxyImage(versions: Record<string, unknown>, kubernetesVers
   const override = versions['windows-kube-proxy-image'];
   if (typeof override === 'string' && override !== '')
     return imageRef(WINDOWS_KUBE_PROXY_REPOSITORY, override);
-  const version = kubernetesVersion.replace(/^v/, '');
-  if (!/^\d+\.\d+\.\d+$/.test(version))
+  const version = parseKubernetesVersion(kubernetesVersion);
+  if (!version)
     throw new ManifestError(
       'plan vars',
       `the Kubernetes version ${JSON.stringify(kubernetesVersion)} is not MAJOR.MINOR.PATCH`,
@@ -142,7 +143,7 @@ function windowsKubeProxyImage(versions: Record<string, unknown>, kubernetesVers
         variable: 'kubernetes_version',
       },
     );
-  return `${WINDOWS_KUBE_PROXY_REPOSITORY}:v${version}${WINDOWS_KUBE_PROXY_SUFFIX}`;
+  return `${WINDOWS_KUBE_PROXY_REPOSITORY}:v${version.text}${WINDOWS_KUBE_PROXY_SUFFIX}`;
 }
 
 /** `repo:tag` from a versions entry that is either a bare tag or already a full image reference. */

@@ -7,6 +7,8 @@ import { parseHostPort } from '../spec/field-patterns.js';
 import type { ClusterSpec } from '../spec/schema.js';
 import type { InventoryHost } from '../types/inventory.js';
 import type { ClusterTaskName, Plan, PlanStep, PlanTask } from '../types/plan.js';
+import { type KubeadmImages, sandboxImage } from '../versions/buildable.js';
+import { kubernetesPackage, parseKubernetesVersion } from '../versions/kubernetes-support.js';
 import type { Versions } from '../versions/versions.js';
 import { LOCALHOST, nodeRequests } from './hosts.js';
 import { waitForHostSteps } from './preflight-steps.js';
@@ -26,6 +28,12 @@ export interface BuildPlanOptions {
   playbookDir?: string;
   /** The cluster's SSH public key, for providers that create machines and log in with it. */
   publicKey?: string;
+  /**
+   * kubeadm's etcd, CoreDNS and pause tags for the cluster's minor (src/versions/buildable.ts):
+   * the vars `kubeadm_images` and `sandbox_image` (containerd's sandbox on every node). A teardown
+   * plan needs neither.
+   */
+  kubeadmImages?: KubeadmImages;
 }
 
 /**
@@ -78,6 +86,28 @@ const providerDraft = (name: ClusterTaskName, needs: ClusterTaskName[], task: Pr
   ...(task.steps ? { steps: task.steps } : {}),
   provider: true,
 });
+
+/**
+ * The plan vars that follow from the cluster's Kubernetes version: the version and its minor
+ * (kubeadm's config API and the Windows join flags change with it), pkgs.k8s.io's repository and
+ * Debian upstream version for it (prepare-linux, artifacts) and, when known, kubeadm's images with
+ * the sandbox image every node's containerd uses.
+ */
+export function kubernetesVersionVars(
+  kubernetesVersion: string,
+  kubeadmImages: KubeadmImages | undefined,
+): Record<string, unknown> {
+  const parsed = parseKubernetesVersion(kubernetesVersion);
+  const packages = parsed ? kubernetesPackage(parsed) : undefined;
+  return {
+    kubernetes_version: kubernetesVersion,
+    kubernetes_minor: Number(kubernetesVersion.split('.')[1] ?? 0),
+    ...(packages
+      ? { kubernetes_package_channel: packages.channel, kubernetes_package_version: packages.version }
+      : {}),
+    ...(kubeadmImages ? { kubeadm_images: kubeadmImages, sandbox_image: sandboxImage(kubeadmImages) } : {}),
+  };
+}
 
 /**
  * Turns a spec into the task graph `kubemix up` runs. Pure: same spec, same plan.
@@ -231,9 +261,7 @@ export function buildPlan(options: BuildPlanOptions): Plan {
       cluster_name: spec.name,
       cluster_dir: clusterDir,
       playbook_dir: playbookDir,
-      kubernetes_version: kubernetesVersion,
-      // kubeadm's config API and the Windows join flags change with the minor version.
-      kubernetes_minor: Number(kubernetesVersion.split('.')[1] ?? 0),
+      ...kubernetesVersionVars(kubernetesVersion, options.kubeadmImages),
       control_plane_endpoint: hostPort(apiServerHost, apiServerPort),
       first_controller: controllers[0]?.name ?? '',
       controller_count: controllers.length,

@@ -1,4 +1,4 @@
-export { type BuildPlanOptions, buildPlan } from './build-plan.js';
+export { type BuildPlanOptions, buildPlan, kubernetesVersionVars } from './build-plan.js';
 export { type CriticalPath, criticalPath } from './critical-path.js';
 export { formatPlan } from './format-plan.js';
 export { ancestorsOf, buildGraph, descendantsOf, type TaskGraph, topologicalOrder } from './graph.js';

@@ -1,6 +1,5 @@
 import { cidrsOverlap, parseCidr } from './cidr.js';
 import { windowsKubeProxySkewRule } from './kube-proxy-skew-rule.js';
-import { kubernetesVersionRule } from './kubernetes-version-rule.js';
 import { libvirtRules } from './libvirt-rules.js';
 import { type CrossFieldRule, duplicateNames, generatedNodeName } from './rule-helpers.js';
 import {
@@ -221,7 +220,6 @@ export const CROSS_FIELD_RULES: readonly CrossFieldRule[] = [
   uniqueNamesRule,
   generatedNodeNamesRule,
   cidrOverlapRule,
-  kubernetesVersionRule,
   windowsKubeProxySkewRule,
   ec2NetworkRule,
   sizingRule,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { parseKubernetesVersion } from '../versions/kubernetes-support.js';
 import { parseCidr } from './cidr.js';
 import {
   ENDPOINT_MESSAGE,
@@ -37,10 +38,16 @@ export const cidrSchema = z
   })
   .refine((v) => parseCidr(v) !== undefined, 'must be an IPv4 CIDR with octets <= 255 and a prefix <= 32');
 
-/** A Kubernetes release such as 1.31.2 (a leading v is accepted). */
+/**
+ * A Kubernetes version such as 1.37.2, or a pre-release such as 1.37.0-rc.1 (a leading v is
+ * accepted). Whether kubemix builds it is decided with the plan (src/versions/buildable.ts).
+ */
 export const kubernetesVersionSchema = z
   .string()
-  .regex(/^v?\d+\.\d+\.\d+$/, 'must be a version such as 1.31.2');
+  .refine(
+    (v) => parseKubernetesVersion(v) !== undefined,
+    'must be a version such as 1.37.2 (or a pre-release such as 1.37.0-rc.1)',
+  );
 
 /** A host to connect to: an IP address or a DNS name. */
 export const hostAddressSchema = z.string().refine(isHostAddress, HOST_ADDRESS_MESSAGE);

@@ -1,10 +1,11 @@
 import { readFile, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { SpecError, UsageError } from '../errors/index.js';
-import { parseSpecText } from './parse.js';
+import { SpecError, type SpecIssue, UsageError } from '../errors/index.js';
+import { parseSpecSource } from './parse.js';
 import { type ClusterSpec, isImageUrl } from './schema.js';
-import { isShortForm, parseShortForm, type ShortFormOptions } from './short-form.js';
+import { isShortForm, parseShortForm, type ShortFormOptions, shortFormPath } from './short-form.js';
+import type { SpecPath } from './spec-view.js';
 
 /** Options of loadSpec: the short form's options, and where relative paths start. */
 export interface LoadSpecOptions extends ShortFormOptions {
@@ -18,6 +19,11 @@ export interface LoadedSpec {
   /** Absolute path of the spec file, or the short form string. */
   source: string;
   kind: 'file' | 'short-form';
+  /**
+   * An issue about this spec found after loading it (say, a version kubemix cannot build), worded
+   * as the loader's own: the file as given with the path's line:column, or the short form's part.
+   */
+  issue(path: SpecPath, message: string): SpecIssue;
 }
 
 const SHORT_FORM_OPTION_NAMES = [
@@ -73,10 +79,12 @@ export async function loadSpec(argument: string, options: LoadSpecOptions = {}):
       const code = (error as NodeJS.ErrnoException).code ?? 'read error';
       throw new SpecError([{ file: argument, path: '', message: `cannot read the spec file (${code})` }]);
     }
+    const { spec, locate } = parseSpecSource(text, argument);
     return {
-      spec: resolveSpecPaths(parseSpecText(text, argument), dirname(path)),
+      spec: resolveSpecPaths(spec, dirname(path)),
       source: path,
       kind: 'file',
+      issue: (at, message) => ({ file: argument, path: at.join('.'), message, ...locate(at) }),
     };
   }
   if (isShortForm(argument)) {
@@ -85,6 +93,7 @@ export async function loadSpec(argument: string, options: LoadSpecOptions = {}):
       spec: resolveImagePaths(parseShortForm(argument, shortForm), (p) => resolve(cwd, p)),
       source: argument,
       kind: 'short-form',
+      issue: (at, message) => ({ file: argument, path: shortFormPath(at, shortForm), message }),
     };
   }
   throw new SpecError([

@@ -49,7 +49,7 @@ export function isShortForm(text: string): boolean {
 }
 
 /** Where model paths come from in a short form, so issues name the part to change. */
-function shortFormPath(path: SpecPath, options: ShortFormOptions): string {
+export function shortFormPath(path: SpecPath, options: ShortFormOptions): string {
   const [top, second, third, fourth] = path;
   if (top === 'name') return options.name === undefined ? 'name' : 'options.name';
   if (top === 'kubernetes') return 'options.kubernetesVersion';

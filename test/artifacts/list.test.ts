@@ -164,9 +164,13 @@ describe('playbooks/artifacts.yaml rendered for a spec', () => {
       workloads.map((w) => w.image),
     );
     expect(byName(artifacts, 'kube-apiserver').image).toBe(`registry.k8s.io/kube-apiserver:v${version}`);
-    expect(byName(artifacts, 'etcd').image).toBe(
-      `registry.k8s.io/etcd:${loadArtifactsFile()['kubeadm-images']['1.36']!.etcd}`,
-    );
+    const kubeadmImages = loadArtifactsFile()['kubeadm-images'][version.split('.').slice(0, 2).join('.')]!;
+    expect(byName(artifacts, 'etcd').image).toBe(`registry.k8s.io/etcd:${kubeadmImages.etcd}`);
+    // containerd's sandbox on both OSes is kubeadm's pause: the one image offline mode carries.
+    expect([byName(artifacts, 'pause').image, byName(artifacts, 'windows-pause').image]).toEqual([
+      `registry.k8s.io/pause:${kubeadmImages.pause}`,
+      `registry.k8s.io/pause:${kubeadmImages.pause}`,
+    ]);
     for (const a of artifacts.filter((x) => x.kind === 'image')) {
       expect(a.url).toBeUndefined();
       expect(a.file).toMatch(/\.tar$/);

@@ -63,6 +63,43 @@ describe('kubemix plan', () => {
     expect(result.stdout).toBe('');
   });
 
+  it('decides the Kubernetes version at plan time: one that cannot be built is exit 2 before anything exists', async () => {
+    const dir = testTempDirSync('cli-version');
+    const spec = join(dir, 'future.yaml');
+    writeFileSync(spec, 'name: future\nprovider:\n  type: libvirt\nkubernetes:\n  version: "1.38.0"\n');
+    const home = tempHome();
+    for (const command of ['plan', 'up']) {
+      const result = await runCli([command, spec], { home });
+      expect([command, result.exitCode]).toEqual([command, 2]);
+      expect(result.stderr.trim().split('\n')).toEqual([
+        `${spec}:5:12: kubernetes.version: Kubernetes 1.38.0 is newer than the newest version kubemix builds, 1.37 (supported: 1.36 to 1.37): its containerd minimum, kubeadm images and package repository are not known to kubemix yet`,
+      ]);
+      expect(result.stdout).toBe('');
+    }
+    // `up` made no cluster directory, no key, no state.
+    expect(existsSync(join(home, 'clusters'))).toBe(false);
+    const old = await runCli(['plan', 'k8s-libvirt-1-1-1', '--kubernetes-version', '1.35.9'], { home });
+    expect(old.exitCode).toBe(2);
+    expect(old.stderr).toContain('Kubernetes 1.35.9 is older than the oldest version kubemix builds, 1.36');
+  });
+
+  it('plans a pre-release of a supported minor with a warning, from the prerelease package repository', async () => {
+    const result = await runCli(
+      ['plan', 'k8s-libvirt-1-1-1', '--kubernetes-version', '1.37.0-rc.1', '-o', 'json'],
+      { home: tempHome() },
+    );
+    expect(result.exitCode).toBe(0);
+    expect(result.stderr.trim()).toBe(
+      "kubemix: warning: Kubernetes 1.37.0-rc.1 is a pre-release: its packages come from pkgs.k8s.io's prerelease repository and Windows images (kube-proxy) may not be published for it",
+    );
+    const plan = JSON.parse(result.stdout) as { vars: Record<string, unknown> };
+    expect(plan.vars).toMatchObject({
+      kubernetes_version: '1.37.0-rc.1',
+      kubernetes_package_channel: 'prerelease',
+      kubernetes_package_version: '1.37.0~rc.1',
+    });
+  });
+
   it('names a missing spec file in one line', async () => {
     const result = await runCli(['plan', 'no-such-spec.yaml'], { home: tempHome() });
     expect(result.exitCode).toBe(2);

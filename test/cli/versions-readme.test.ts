@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { versionsReport } from '../../src/cli/commands/versions.js';
+import { matrixMarkdown } from '../../src/cli/version-matrix.js';
 import { WINDOWS_VERSIONS } from '../../src/types/windows.js';
-import { matrixMarkdown } from '../../src/versions/version-matrix.js';
 import { loadVersions } from '../../src/versions/versions.js';
 
 const README = new URL('../../README.md', import.meta.url);

@@ -6,11 +6,11 @@ export const DEFAULT_KUBERNETES = loadVersions()['kubernetes']!;
 
 /**
  * The release of the oldest supported minor the tests build clusters and check manifests with:
- * 1.35.4, the 1.35 patch release the Go module proxy these machines reach serves (its OpenAPI spec
+ * 1.36.4, a 1.36 patch release the Go module proxy these machines reach serves (its OpenAPI spec
  * is what scripts/kubernetes-schemas.sh builds the schemas from). scripts/setup.sh builds its
  * schemas (OLDEST_TESTED_KUBERNETES there; test/lab/kubernetes-schemas.test.ts keeps both in step).
  */
-export const OLDEST_TESTED_KUBERNETES = '1.35.4';
+export const OLDEST_TESTED_KUBERNETES = '1.36.4';
 
 if (!OLDEST_TESTED_KUBERNETES.startsWith(`${OLDEST_SUPPORTED_MINOR}.`))
   throw new Error(

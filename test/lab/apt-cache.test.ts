@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { madisonLine } from '../../fixtures/lab/standins/tools/apt.js';
 import { policyBlock } from '../../fixtures/lab/standins/tools/apt-cache.js';
 import { DISTRIBUTIONS, parseOsRelease } from '../../fixtures/lab/standins/tools/distributions.js';
 
@@ -100,5 +101,19 @@ describe('apt-cache policy in the lab', () => {
         codename,
       ]);
     }
+  });
+
+  it('prints apt-cache madison lines as the real one does', () => {
+    // The real apt-cache 2.6.1 on this project's Debian 12 machine (2026-11-28).
+    expect(
+      madisonLine('bash', '5.2.15-2+b13', 'http://deb.debian.org/debian bookworm/main amd64 Packages'),
+    ).toBe('      bash | 5.2.15-2+b13 | http://deb.debian.org/debian bookworm/main amd64 Packages');
+    // pkgs.k8s.io's flat repository, as public upgrade notes quote `apt-cache madison kubeadm`.
+    expect(
+      madisonLine('kubeadm', '1.28.7-1.1', 'https://pkgs.k8s.io/core:/stable:/v1.28/deb  Packages'),
+    ).toBe('   kubeadm | 1.28.7-1.1 | https://pkgs.k8s.io/core:/stable:/v1.28/deb  Packages');
+    expect(
+      madisonLine('kubeadm', '1.27.16-1.1', 'https://pkgs.k8s.io/core:/stable:/v1.27/deb  Packages'),
+    ).toBe('   kubeadm | 1.27.16-1.1 | https://pkgs.k8s.io/core:/stable:/v1.27/deb  Packages');
   });
 });

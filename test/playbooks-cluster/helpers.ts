@@ -5,12 +5,15 @@ import { parse, stringify } from 'yaml';
 import type { ClusterLab } from '../../fixtures/lab/cluster-lab.js';
 import { pinnedStaticRelease } from '../../fixtures/lab/static-release.js';
 import { windowsFlannelPins } from '../../fixtures/lab/windows-flannel-release.js';
+import { loadArtifactsFile } from '../../src/artifacts/list.js';
 import { manifestVarsFromPlanVars } from '../../src/manifests/index.js';
+import { kubernetesVersionVars } from '../../src/plan/index.js';
 import { type PlaybookResult, parseInventory, parsePlaybook, runPlaybook } from '../../src/playbook/index.js';
 import { SshTransport } from '../../src/transport/ssh/index.js';
 import type { Transport } from '../../src/transport/types.js';
 import type { RunEvent } from '../../src/types/events.js';
 import type { InventoryHost } from '../../src/types/inventory.js';
+import { buildableVersion } from '../../src/versions/buildable.js';
 import { loadVersions } from '../../src/versions/versions.js';
 import { testTempDir } from '../helpers/temp.js';
 
@@ -63,7 +66,16 @@ export async function labPlanVars(lab: ClusterLab, controllers: string[]): Promi
     ...network,
     cluster_name: 'lab',
     cluster_dir: await testTempDir('cluster-dir'),
-    kubernetes_version: network.versions['kubernetes'],
+    ...kubernetesVersionVars(
+      network.versions['kubernetes']!,
+      buildableVersion({
+        kubernetesVersion: network.versions['kubernetes']!,
+        path: ['versions', 'kubernetes'],
+        versions: network.versions,
+        kubeadmImagesByMinor: loadArtifactsFile()['kubeadm-images'],
+        issue: (path, message) => ({ file: 'lab', path: path.join('.'), message }),
+      }).kubeadmImages,
+    ),
     control_plane_endpoint: `${first.address}:6443`,
     first_controller: first.name,
     controller_count: controllers.length,

@@ -10,16 +10,21 @@ import {
   makeStaticRelease,
   publishStaticRelease,
 } from '../../fixtures/lab/static-release.js';
+import { kubernetesVersionVars } from '../../src/plan/index.js';
 import { loadVersions } from '../../src/versions/versions.js';
 import { testTempDir } from '../helpers/temp.js';
 import { failures, labPlanVars, labSsh, runClusterPlays } from './helpers.js';
 
 // Where prepare-linux gets containerd, on lab hosts that play Debian 12 (bookworm: containerd
 // 1.6.20) and Debian 13 (trixie: 1.7.24), per the lab's Debian indices: both are below
-// containerd's minimum for every Kubernetes minor kubemix supports (1.35+), so at the default
+// containerd's minimum for every Kubernetes minor kubemix supports (1.36+), so at the default
 // version the static release is installed; the distribution package path is exercised with
-// Kubernetes 1.31 (below the supported range, which the spec enforces; the playbook's choice works
-// the same for any minor with a containerd-minimum row). Indices: fixtures/lab/standins/tools/distributions.ts.
+// Kubernetes 1.31 and 1.34 (below the supported range, which the plan enforces; the playbook's
+// choice works the same for any minor with a containerd-minimum row, given here as a spec's
+// `versions:` would). Indices: fixtures/lab/standins/tools/distributions.ts.
+// The lab's pkgs.k8s.io publishes the default release under Debian revision 2.1 (as
+// kubernetes/release#3623 saw for 1.28.9), so every install here proves the revision is read from
+// the repository (apt-cache madison), not assumed.
 // The lab's internet holds a lab-made static release; its digests reach the playbook through `versions`, as
 // a spec's `versions:` would carry them, so the SHA-256 check really runs.
 if (!existsSync(join(compiledStandinsDir(), 'kubeadm.js')))
@@ -33,6 +38,7 @@ const HOSTS = {
   bookwormOldPin: 'lab-05',
   noMinimum: 'lab-06',
   trixieKubernetes134: 'lab-07',
+  preRelease: 'lab-08',
 } as const;
 
 const DEFAULT_MINOR = loadVersions()['kubernetes']!.split('.').slice(0, 2).join('.');
@@ -43,6 +49,15 @@ function minimumWords(minor: string): string {
     .map((v) => `${v}+`);
   return words.length > 1 ? `${words.slice(0, -1).join(', ')} or ${words.at(-1)}` : words[0]!;
 }
+
+/** Rows of containerd's RELEASES.md for minors kubemix no longer builds (commit 301026e58c61). */
+const OLDER_MINIMUMS = {
+  'containerd-minimum-1.31': '2.1.0 2.0.0 1.7.20 1.6.34',
+  'containerd-minimum-1.34': '2.1.3 2.0.6 1.7.28 1.6.39',
+};
+const DEFAULT_KUBERNETES = loadVersions()['kubernetes']!;
+/** The plan vars of another Kubernetes version (the sandbox image stays the default's). */
+const atVersion = (version: string) => kubernetesVersionVars(version, undefined);
 
 let lab: ClusterLab;
 let internetDir: string;
@@ -56,7 +71,8 @@ beforeAll(async () => {
   release = makeStaticRelease({ containerd: pinned['containerd-linux']!, runc: pinned['runc-linux']! });
   await publishStaticRelease(internetDir, release);
   lab = await startClusterLab({
-    count: 7,
+    count: 8,
+    packageRevisions: { [DEFAULT_KUBERNETES]: '2.1' },
     distribution: 'bookworm',
     distributions: {
       [HOSTS.trixie]: 'trixie',
@@ -100,7 +116,7 @@ const reported = (run: Awaited<ReturnType<typeof prepare>>) =>
 
 describe("prepare-linux: containerd for the cluster's Kubernetes version", () => {
   it('Debian 13 for Kubernetes 1.31: the distribution package (1.7.24) meets the minimum and is installed with runc', async () => {
-    const run = await prepare(HOSTS.trixie, {}, { kubernetes_version: '1.31.2' });
+    const run = await prepare(HOSTS.trixie, OLDER_MINIMUMS, atVersion('1.31.2'));
     expect(failures(run)).toBe('');
     expect(reported(run)).toContain('debian-13 offers containerd 1.7.24~ds1-6+deb13u1, which meets');
     const state = await hostState(HOSTS.trixie);
@@ -123,6 +139,9 @@ describe("prepare-linux: containerd for the cluster's Kubernetes version", () =>
     );
     const state = await hostState(HOSTS.bookworm);
     expect(state.packages['containerd']).toBeUndefined();
+    // The repository's revision of the release, as apt-cache madison listed it.
+    for (const p of ['kubelet', 'kubeadm', 'kubectl'])
+      expect(state.packages[p]).toBe(`${DEFAULT_KUBERNETES}-2.1`);
     expect(state.network).toEqual(expect.arrayContaining(Object.keys(release.urls).map((u) => `curl ${u}`)));
     const r = await sh(
       HOSTS.bookworm,
@@ -156,7 +175,11 @@ describe("prepare-linux: containerd for the cluster's Kubernetes version", () =>
   });
 
   it('Debian 13 for Kubernetes 1.34: 1.7.24 is below its 1.7.28+, so the static release is installed', async () => {
-    const run = await prepare(HOSTS.trixieKubernetes134, release.versions, { kubernetes_version: '1.34.1' });
+    const run = await prepare(
+      HOSTS.trixieKubernetes134,
+      { ...release.versions, ...OLDER_MINIMUMS },
+      atVersion('1.34.1'),
+    );
     expect(failures(run)).toBe('');
     expect(reported(run)).toContain(
       'debian-13 offers containerd 1.7.24~ds1-6+deb13u1, below the minimum for Kubernetes 1.34 (2.1.3 2.0.6 1.7.28 1.6.39)',
@@ -194,7 +217,7 @@ describe("prepare-linux: containerd for the cluster's Kubernetes version", () =>
       `printf '#!/bin/sh\\necho "containerd github.com/containerd/containerd v1.7.19 2bf793ef6dc9a18e00cb12efb64355c2c9d5eb41"\\n' > /usr/local/bin/containerd && chmod 755 /usr/local/bin/containerd`,
     );
     expect(leftover.exitCode).toBe(0);
-    const run = await prepare(HOSTS.trixieShadowed, {}, { kubernetes_version: '1.31.2' });
+    const run = await prepare(HOSTS.trixieShadowed, OLDER_MINIMUMS, atVersion('1.31.2'));
     expect(failures(run)).toContain(
       "The installed containerd meets the minimum for the cluster's Kubernetes version: non-zero return code\n  1.7.19\n  containerd --version: containerd 1.7.19 is below the minimum for Kubernetes 1.31, 2.1.0+, 2.0.0+, 1.7.20+ or 1.6.34+ (containerd RELEASES.md, Kubernetes Support)",
     );
@@ -212,11 +235,32 @@ describe("prepare-linux: containerd for the cluster's Kubernetes version", () =>
   });
 
   it('a Kubernetes minor without a containerd minimum stops before the host is touched', async () => {
-    const run = await prepare(HOSTS.noMinimum, {}, { kubernetes_version: '1.40.1' });
+    const run = await prepare(HOSTS.noMinimum, {}, atVersion('1.40.1'));
     expect(failures(run)).toContain(
       'no containerd minimum for Kubernetes 1.40: add containerd-minimum-1.40 to playbooks/versions.yaml',
     );
     const r = await sh(HOSTS.noMinimum, 'ls -A /etc/modules-load.d');
     expect(r.stdout).toBe('');
+  });
+
+  it('a pre-release comes from the prerelease repository, at its `~` Debian version', async () => {
+    const minor = DEFAULT_KUBERNETES.split('.').slice(0, 2).join('.');
+    const run = await prepare(HOSTS.preRelease, release.versions, atVersion(`${minor}.0-rc.1`));
+    expect(failures(run)).toBe('');
+    expect((await sh(HOSTS.preRelease, 'cat /etc/apt/sources.list.d/kubernetes.list')).stdout).toBe(
+      `deb [signed-by=/etc/apt/keyrings/kubernetes-apt-keyring.gpg] https://pkgs.k8s.io/core:/prerelease:/v${minor}/deb/ /\n`,
+    );
+    expect((await hostState(HOSTS.preRelease)).packages['kubelet']).toBe(`${minor}.0~rc.1-1.1`);
+  });
+
+  it('a release the repository does not have fails naming the package and what it has', async () => {
+    const run = await prepare(
+      HOSTS.noMinimum,
+      release.versions,
+      atVersion(`${DEFAULT_KUBERNETES.split('.').slice(0, 2).join('.')}.99`),
+    );
+    expect(failures(run)).toMatch(
+      /the Kubernetes package repository has no kubelet 1\.\d+\.99 \(apt-cache madison kubelet lists: 1\.\d+\.10-1\.1 /,
+    );
   });
 });

@@ -1,12 +1,5 @@
 import { loadArtifactsFile } from '../../artifacts/list.js';
 import { WINDOWS_VERSIONS, type WindowsVersion } from '../../types/windows.js';
-import {
-  type MatrixRow,
-  matrixMarkdown,
-  matrixText,
-  supportLine,
-  versionMatrix,
-} from '../../versions/version-matrix.js';
 import { loadVersions, type Versions } from '../../versions/versions.js';
 import { type ClusterContext, loadClusterContext } from '../cluster-context.js';
 import {
@@ -17,6 +10,7 @@ import {
   SHORT_FORM_OPTIONS,
 } from '../options.js';
 import { out } from '../output.js';
+import { type MatrixRow, matrixMarkdown, matrixText, supportLine, versionMatrix } from '../version-matrix.js';
 
 export const versionsHelp = `Usage: kubemix versions [spec] [options]
 

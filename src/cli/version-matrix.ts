@@ -2,8 +2,8 @@ import { manifestImages } from '../manifests/vars.js';
 import { windowsFlannelDownloads } from '../manifests/windows-flannel-downloads.js';
 import { windowsWorkload } from '../manifests/windows-workloads.js';
 import type { WindowsVersion } from '../types/windows.js';
-import { kubernetesSupport, NEWEST_TESTED_MINOR, OLDEST_SUPPORTED_MINOR } from './kubernetes-support.js';
-import type { Versions } from './versions.js';
+import { kubernetesSupport, supportedRange } from '../versions/kubernetes-support.js';
+import type { Versions } from '../versions/versions.js';
 
 /** One component of a cluster: what, which version or pin, where it goes, where it comes from. */
 export interface MatrixRow {
@@ -63,8 +63,8 @@ export function versionMatrix(input: MatrixInput): MatrixRow[] {
     rows.push({
       component: 'etcd, CoreDNS, pause',
       version: `${input.kubeadmImages.etcd}, ${input.kubeadmImages.coredns}, ${input.kubeadmImages.pause}`,
-      installedOn: 'control plane (pause: Linux nodes)',
-      source: 'registry.k8s.io (kubeadm)',
+      installedOn: "control plane (pause: every node, containerd's sandbox image)",
+      source: 'registry.k8s.io (kubeadm config images list)',
     });
   rows.push(
     {
@@ -104,12 +104,6 @@ export function versionMatrix(input: MatrixInput): MatrixRow[] {
       source: `dl.k8s.io/v${k8s}/bin/windows/amd64, the Kubernetes test mirror (PrepareNode.ps1)`,
     },
     {
-      component: 'sandbox (pause) image',
-      version: need(versions, 'windows-sandbox-image'),
-      installedOn: 'Windows nodes',
-      source: "containerd's default (config default)",
-    },
-    {
       component: 'flannel (Windows, HostProcess DaemonSet image)',
       version: images.windows_flannel,
       installedOn: 'Windows nodes (DaemonSet)',
@@ -143,8 +137,9 @@ export function versionMatrix(input: MatrixInput): MatrixRow[] {
 /** One line on the supported range, and on this version's place in it. */
 export function supportLine(kubernetesVersion: string): string {
   const support = kubernetesSupport(kubernetesVersion);
-  const range = `supported Kubernetes: ${OLDEST_SUPPORTED_MINOR} to ${NEWEST_TESTED_MINOR}`;
-  return support.kind === 'untested' ? `${range} (${kubernetesVersion}: newer than tested)` : range;
+  if (support.kind === 'supported')
+    return support.warning ? `${supportedRange()}; ${kubernetesVersion} is a pre-release` : supportedRange();
+  return `${supportedRange()}; ${kubernetesVersion} is not built`;
 }
 
 /** The matrix as a Markdown table (README.md carries the defaults' one). */

@@ -1,0 +1,73 @@
+import type { SpecIssue } from '../errors/index.js';
+import { kubernetesSupport, parseKubernetesVersion } from './kubernetes-support.js';
+import type { Versions } from './versions.js';
+
+/** kubeadm's etcd, CoreDNS and pause tags for one minor (playbooks/artifacts.yaml `kubeadm-images`). */
+export interface KubeadmImages {
+  etcd: string;
+  coredns: string;
+  pause: string;
+}
+
+/** Inputs of {@link buildableVersion}: all data, no I/O. */
+export interface BuildableInput {
+  /** The cluster's Kubernetes version as the spec or the pins give it. */
+  kubernetesVersion: string;
+  /** Where that version was written (`['kubernetes', 'version']` or `['versions', 'kubernetes']`). */
+  path: (string | number)[];
+  /** playbooks/versions.yaml with the spec's overrides. */
+  versions: Versions;
+  /** The `kubeadm-images` table of playbooks/artifacts.yaml, by minor (`1.37`). */
+  kubeadmImagesByMinor: Readonly<Record<string, KubeadmImages>>;
+  /** Words an issue about the spec at a path (the loaded spec's own: file:line:col, short-form names). */
+  issue(path: (string | number)[], message: string): SpecIssue;
+}
+
+/** What a build of this version needs to know, or why it cannot be built. */
+export interface BuildableVersion {
+  /** Problems that stop the build (exit 2, before anything is created). */
+  issues: SpecIssue[];
+  /** Things a user should know (a pre-release). */
+  warnings: string[];
+  /** kubeadm's images for the version's minor, when known. */
+  kubeadmImages?: KubeadmImages;
+}
+
+/**
+ * Every question about the cluster's Kubernetes version that would otherwise be answered on a
+ * machine (prepare-linux's containerd minimum, kubeadm's image list for the sandbox image and the
+ * offline archives) is answered here, at plan time: a version outside the supported range, or one
+ * whose minor lacks a containerd minimum or a kubeadm image list, is an issue. Pure.
+ */
+export function buildableVersion(input: BuildableInput): BuildableVersion {
+  const { path, versions, issue } = input;
+  const support = kubernetesSupport(input.kubernetesVersion);
+  if (support.kind !== 'supported') return { issues: [issue(path, support.message)], warnings: [] };
+  const parsed = parseKubernetesVersion(input.kubernetesVersion)!;
+  const minor = `${parsed.major}.${parsed.minor}`;
+  const issues: SpecIssue[] = [];
+  const minimumEntry = `containerd-minimum-${minor}`;
+  if (!versions[minimumEntry])
+    issues.push(
+      issue(
+        ['versions', minimumEntry],
+        `is empty: Kubernetes ${minor} needs containerd's minimum versions (containerd RELEASES.md, "Kubernetes Support")`,
+      ),
+    );
+  const kubeadmImages = input.kubeadmImagesByMinor[minor];
+  if (!kubeadmImages)
+    issues.push(
+      issue(
+        path,
+        `Kubernetes ${parsed.text}: playbooks/artifacts.yaml has no kubeadm-images entry for ${minor} (what \`kubeadm config images list --kubernetes-version v${parsed.text}\` prints)`,
+      ),
+    );
+  return {
+    issues,
+    warnings: support.warning ? [support.warning] : [],
+    ...(kubeadmImages ? { kubeadmImages } : {}),
+  };
+}
+
+/** The sandbox (pause) image kubeadm's list names for the cluster: containerd's sandbox on every node. */
+export const sandboxImage = (images: KubeadmImages) => `registry.k8s.io/pause:${images.pause}`;
