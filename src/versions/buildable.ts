@@ -1,4 +1,5 @@
 import type { SpecIssue } from '../errors/index.js';
+import { meetsContainerdMinimum, minimumWords } from './containerd-minimum.js';
 import { kubernetesSupport, parseKubernetesVersion } from './kubernetes-support.js';
 import type { Versions } from './versions.js';
 
@@ -47,13 +48,26 @@ export function buildableVersion(input: BuildableInput): BuildableVersion {
   const minor = `${parsed.major}.${parsed.minor}`;
   const issues: SpecIssue[] = [];
   const minimumEntry = `containerd-minimum-${minor}`;
-  if (!versions[minimumEntry])
+  const minimums = versions[minimumEntry];
+  if (!minimums)
     issues.push(
       issue(
         ['versions', minimumEntry],
         `is empty: Kubernetes ${minor} needs containerd's minimum versions (containerd RELEASES.md, "Kubernetes Support")`,
       ),
     );
+  // The pinned containerd releases (Linux nodes whose distribution's is too old, every Windows
+  // node) must meet it too; a distribution's own containerd is checked on the node.
+  for (const entry of ['containerd-linux', 'containerd'] as const) {
+    const pinned = versions[entry];
+    if (minimums && pinned && meetsContainerdMinimum(pinned, minimums) === false)
+      issues.push(
+        issue(
+          ['versions', entry],
+          `containerd ${pinned} is below the minimum for Kubernetes ${minor}, ${minimumWords(minimums)} (containerd RELEASES.md, Kubernetes Support)`,
+        ),
+      );
+  }
   const kubeadmImages = input.kubeadmImagesByMinor[minor];
   if (!kubeadmImages)
     issues.push(

@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
+import { meetsContainerdMinimum } from '../../src/versions/containerd-minimum.js';
 import { loadVersions } from '../../src/versions/versions.js';
 
 // playbooks/files/linux/containerd-version.sh, run by the real sh as prepare-linux runs it on a
@@ -39,8 +40,15 @@ describe('containerd-version.sh', () => {
       ['2.3.4', '1.37', 0],
       ['1:1.7.28-1', '1.34', 0], // format only: an epoch is not part of the release version
     ];
-    for (const [candidate, minor, rc] of table)
+    for (const [candidate, minor, rc] of table) {
       expect([candidate, minor, (await check(candidate, minor)).rc]).toEqual([candidate, minor, rc]);
+      // The plan's rule (src/versions/containerd-minimum.ts) answers as the node's script does.
+      expect([candidate, minor, meetsContainerdMinimum(candidate, minimums(minor))]).toEqual([
+        candidate,
+        minor,
+        rc === 0,
+      ]);
+    }
   });
 
   it('lets the pinned static release through for every Kubernetes minor with a row', async () => {
@@ -55,6 +63,11 @@ describe('containerd-version.sh', () => {
   it('accepts a branch newer than every listed one, not an unlisted older one', async () => {
     expect((await check('2.3.4', '1.31')).rc).toBe(0); // 1.31's row ends at 2.1
     expect((await check('2.0.6', '1.35')).rc).toBe(1); // 2.0 is not listed for 1.35
+    expect([
+      meetsContainerdMinimum('2.3.4', minimums('1.31')),
+      meetsContainerdMinimum('2.0.6', minimums('1.35')),
+    ]).toEqual([true, false]);
+    expect(meetsContainerdMinimum('(none)', minimums('1.37'))).toBeUndefined();
   });
 
   it("reads what `containerd --version` prints for Debian's package and for a release build", async () => {

@@ -103,4 +103,19 @@ describe('the Kubernetes versions kubemix builds', () => {
       message: '"1.37" is not a Kubernetes version such as 1.37.2 (or a pre-release such as 1.37.0-rc.1)',
     });
   });
+
+  it('refuses pinned containerd releases below the minimum, Linux and Windows, naming each entry', () => {
+    const { issues } = check('1.37.2', { 'containerd-linux': '2.2.9', containerd: '2.2.9' });
+    expect(issues.map((i) => [i.path, i.message])).toEqual([
+      [
+        'versions.containerd-linux',
+        'containerd 2.2.9 is below the minimum for Kubernetes 1.37, 2.4.0+ or 2.3.0+ (containerd RELEASES.md, Kubernetes Support)',
+      ],
+      [
+        'versions.containerd',
+        'containerd 2.2.9 is below the minimum for Kubernetes 1.37, 2.4.0+ or 2.3.0+ (containerd RELEASES.md, Kubernetes Support)',
+      ],
+    ]);
+    expect(check('1.36.4', { 'containerd-linux': '2.2.9', containerd: '2.2.9' }).issues).toEqual([]);
+  });
 });
