@@ -63,6 +63,19 @@ describe('kubemix plan', () => {
     expect(result.stdout).toBe('');
   });
 
+  it('refuses windows-container-networking 0.3.1 at plan time in one line naming versions.windows-cni, exit 2', async () => {
+    const result = await runCli(['plan', 'fixtures/specs/invalid/windows-cni-0.3.1.yaml'], {
+      home: tempHome(),
+    });
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(
+        /^fixtures\/specs\/invalid\/windows-cni-0\.3\.1\.yaml:14:16: versions\.windows-cni: cannot be installed: microsoft\/windows-container-networking v0\.3\.1: its asset was renamed and rebuilt by hand after the release .*use 0\.3\.2 or later$/,
+      ),
+    ]);
+    expect(result.stdout).toBe('');
+  });
+
   it('names a missing spec file in one line', async () => {
     const result = await runCli(['plan', 'no-such-spec.yaml'], { home: tempHome() });
     expect(result.exitCode).toBe(2);

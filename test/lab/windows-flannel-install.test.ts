@@ -7,8 +7,8 @@ import type { KubeObject } from '../../fixtures/lab/state/types.js';
 import { windowsFlannelPins, windowsFlannelRelease } from '../../fixtures/lab/windows-flannel-release.js';
 import {
   type ManifestVars,
-  manifestImages,
   renderManifestObjects,
+  type WindowsFlannelDownload,
   windowsFlannelDownloads,
 } from '../../src/manifests/index.js';
 import { loadVersions } from '../../src/versions/versions.js';
@@ -32,7 +32,7 @@ function flannelObjects(digests: Record<string, string>): KubeObject[] {
   const pinned = { ...versions, ...digests };
   const vars: ManifestVars = {
     ...labManifestVars(),
-    windows_flannel_downloads: windowsFlannelDownloads(pinned, manifestImages(pinned, '1.36.4')),
+    windows_flannel_downloads: windowsFlannelDownloads(pinned),
   };
   return renderManifestObjects('kube-flannel-windows', vars) as KubeObject[];
 }
@@ -44,7 +44,8 @@ describe('Windows flannel installs its own binaries, checked by SHA-256', () => 
   it("downloads flannel's flanneld.exe and the three CNI plugins, then starts flanneld from C:\\k\\flannel", () => {
     const outcome = runDaemonSet(flannelObjects(pins), DS);
     expect(outcome).toMatchObject({ state: 'running', program: 'C:\\k\\flannel\\flanneld.exe' });
-    const tgz = 'cni-plugin-flannel-windows-amd64-v1.9.1-flannel3.tgz';
+    // The releases' own asset names (fixtures/lab/windows-release-models.ts), not kubemix's.
+    const tgz = 'cni-plugin-flannel-windows-amd64-v1.9.1.tgz';
     // The release packs flannel-amd64.exe; the kubelet runs the plugin the CNI config names, flannel.exe.
     expect(written(outcome, 'C:\\opt\\cni\\bin\\flannel.exe')).toBe(
       labMemberContent(tgz, 'flannel-amd64.exe'),
@@ -53,7 +54,7 @@ describe('Windows flannel installs its own binaries, checked by SHA-256', () => 
       labMemberContent('cni-plugins-windows-amd64-v1.9.1.tgz', './host-local.exe'),
     );
     expect(written(outcome, 'C:\\opt\\cni\\bin\\sdnoverlay.exe')).toBe(
-      labMemberContent('windows-container-networking-cni-amd64-v0.3.1.zip', 'sdnoverlay.exe'),
+      labMemberContent('windows-container-networking-cni-amd64-v0.3.3.zip', 'sdnoverlay.exe'),
     );
     expect(outcome.log).toContain(
       `installed flanneld.exe (SHA-256 ${pins['flanneld-windows-sha256']!.toUpperCase()})`,
@@ -65,11 +66,11 @@ describe('Windows flannel installs its own binaries, checked by SHA-256', () => 
     const outcome = runDaemonSet(flannelObjects({ ...pins, 'windows-cni-sha256': other }), DS);
     expect(outcome.state).toBe('exited');
     if (outcome.state !== 'exited') return;
-    const zip = 'windows-container-networking-cni-amd64-v0.3.1.zip';
+    const zip = 'windows-container-networking-cni-amd64-v0.3.3.zip';
     const actual = createHash('sha256')
       .update(
         windowsFlannelRelease(versions).get(
-          `https://github.com/microsoft/windows-container-networking/releases/download/v0.3.1/${zip}`,
+          `https://github.com/microsoft/windows-container-networking/releases/download/v0.3.3/${zip}`,
         )!,
       )
       .digest('hex')
@@ -90,10 +91,7 @@ describe('Windows flannel installs its own binaries, checked by SHA-256', () => 
     useLabInternet(undefined);
     const release = windowsFlannelRelease(versions);
     const hostFiles = Object.fromEntries(
-      windowsFlannelDownloads({ ...versions, ...pins }, manifestImages(versions, '1.36.4')).map((d) => [
-        `C:\\k\\offline\\${d.file}`,
-        release.get(d.url)!,
-      ]),
+      downloads().map((d) => [`C:\\k\\offline\\${d.file}`, release.get(d.url)!]),
     );
     const outcome = runDaemonSet(flannelObjects(pins), DS, { ...node(), leftovers: { hostFiles } });
     expect(outcome).toMatchObject({ state: 'running', program: 'C:\\k\\flannel\\flanneld.exe' });
@@ -108,3 +106,6 @@ describe('Windows flannel installs its own binaries, checked by SHA-256', () => 
     );
   });
 });
+
+/** The downloads as the pinned objects name them. */
+const downloads = (): WindowsFlannelDownload[] => windowsFlannelDownloads({ ...versions, ...pins });
