@@ -75,4 +75,7 @@ bash scripts/kubernetes-schemas.sh "$OLDEST_TESTED_KUBERNETES"
 # when a test starts a cluster of another one.
 LAB_TEST_KUBERNETES_VERSIONS=(1.31.2)
 bash scripts/kubernetes-schemas.sh --spec-only "${LAB_TEST_KUBERNETES_VERSIONS[@]}"
+# What the Go module proxy records about the release tags the lab's Windows flannel release models
+# cite (the tag's commit), for the test that keeps each model at its pinned tag.
+node dist/scripts/lab/record-release-tags.js
 echo "setup: done"

@@ -17,6 +17,7 @@ import {
   readLock,
   writeLock,
 } from './lock.js';
+import { digestFileValue } from './publisher-digest.js';
 
 /** What happened to one artifact during {@link fetchArtifacts}. */
 export interface FetchEvent {
@@ -55,26 +56,53 @@ export function mirrorUrl(url: string, urlBase: string | undefined): string {
   return `${urlBase.replace(/\/+$/, '')}/${u.host}${u.pathname}${u.search}`;
 }
 
-async function download(
-  artifact: Artifact,
-  from: string,
-  target: string,
-  client: typeof fetch,
-): Promise<{ sha256: string; size: number }> {
+/** GET `from`, or an ArtifactFetchError naming the artifact, the URL and `what` it is. */
+async function get(artifact: Artifact, from: string, client: typeof fetch, what = ''): Promise<Response> {
   let response: Response;
   try {
     response = await client(from, { redirect: 'follow' });
   } catch (error) {
     const cause = (error as { cause?: { message?: string } }).cause?.message ?? (error as Error).message;
-    throw new ArtifactFetchError(`artifact ${artifact.name}: GET ${from} failed: ${cause}`, { cause: error });
+    throw new ArtifactFetchError(`artifact ${artifact.name}: GET ${from}${what} failed: ${cause}`, {
+      cause: error,
+    });
   }
   if (!response.ok || !response.body) {
     await response.body?.cancel().catch(() => undefined);
     throw new ArtifactFetchError(
-      `artifact ${artifact.name}: GET ${from} answered HTTP ${response.status} ${response.statusText}`.trim(),
+      `artifact ${artifact.name}: GET ${from}${what} answered HTTP ${response.status} ${response.statusText}`.trim(),
     );
   }
+  return response;
+}
+
+/** The digest the publisher's digest file beside the artifact gives (ArtifactFetchError when it gives none). */
+async function publishedDigest(
+  artifact: Artifact,
+  digest: NonNullable<Artifact['digest']>,
+  urlBase: string | undefined,
+  client: typeof fetch,
+): Promise<{ from: string; value: string }> {
+  const from = mirrorUrl(digest.url, urlBase);
+  const what = ` (the publisher's ${digest.algorithm} digest file)`;
+  const text = await (await get(artifact, from, client, what)).text();
+  const value = digestFileValue(text, digest.algorithm);
+  if (value === undefined)
+    throw new ArtifactFetchError(
+      `artifact ${artifact.name}: ${from}${what} does not start with a ${digest.algorithm} digest: ${JSON.stringify(text.slice(0, 80))}`,
+    );
+  return { from, value };
+}
+
+async function download(
+  artifact: Artifact,
+  from: string,
+  target: string,
+  options: { client: typeof fetch; urlBase: string | undefined },
+): Promise<{ sha256: string; size: number }> {
+  const response = await get(artifact, from, options.client);
   const hash = createHash('sha256');
+  const publisherHash = artifact.digest ? createHash(artifact.digest.algorithm) : undefined;
   let size = 0;
   const partial = `${target}.partial`;
   try {
@@ -83,6 +111,7 @@ async function download(
       async function* (source) {
         for await (const chunk of source) {
           hash.update(chunk as Buffer);
+          publisherHash?.update(chunk as Buffer);
           size += (chunk as Buffer).length;
           yield chunk;
         }
@@ -99,6 +128,22 @@ async function download(
     );
   }
   const sha256 = hash.digest('hex');
+  if (artifact.digest && publisherHash) {
+    const { algorithm } = artifact.digest;
+    const actual = publisherHash.digest('hex');
+    const published = await publishedDigest(artifact, artifact.digest, options.urlBase, options.client).catch(
+      async (error: unknown) => {
+        await rm(partial, { force: true });
+        throw error;
+      },
+    );
+    if (published.value !== actual) {
+      await rm(partial, { force: true });
+      throw new ArtifactFetchError(
+        `artifact ${artifact.name}: ${from} has ${algorithm} ${actual}, but its publisher's digest file ${published.from} says ${published.value}`,
+      );
+    }
+  }
   if (artifact.sha256 && artifact.sha256 !== sha256) {
     await rm(partial, { force: true });
     throw new ArtifactFetchError(
@@ -124,12 +169,15 @@ async function fileDigest(path: string): Promise<{ sha256: string; size: number 
 
 /**
  * Downloads every artifact with a URL into `dir` (a file already there with the digest the lock
- * recorded for the same URL is kept), writes images.txt for the images (kubemix cannot pull
+ * recorded for the same URL is kept), checking each download against its pinned SHA-256 and
+ * against the digest file its publisher puts beside it (`artifact.digest`: a wrong URL or a
+ * tampered asset fails here, not on the nodes), writes images.txt for the images (kubemix cannot pull
  * them; image tarballs already placed in `dir` are hashed and recorded) and artifacts.lock.json
  * with the SHA-256 of every file. Downloads run one after another; the lock is written even
  * when a download fails (what succeeded, and what an earlier run recorded for the rest).
  *
- * @throws ArtifactFetchError naming the artifact and URL of the first failed download
+ * @throws ArtifactFetchError naming the artifact and URL of the first failed download (or of the
+ *   digest file it does not match)
  */
 export async function fetchArtifacts(options: FetchArtifactsOptions): Promise<ArtifactsLock> {
   const { list, dir, urlBase, onEvent } = options;
@@ -170,7 +218,7 @@ export async function fetchArtifacts(options: FetchArtifactsOptions): Promise<Ar
         }
       }
       const from = mirrorUrl(artifact.url, urlBase);
-      const got = await download(artifact, from, path, client);
+      const got = await download(artifact, from, path, { client, urlBase });
       entries.push({ ...base, ...got });
       onEvent?.({ artifact, status: 'downloaded', from, ...got });
     }

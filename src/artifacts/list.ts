@@ -3,12 +3,14 @@ import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import { z } from 'zod';
 import { SpecError } from '../errors/index.js';
+import type { DigestAlgorithm } from '../manifests/windows-release-assets.js';
 import { renderString } from '../template/index.js';
 
 /** What an artifact is, which decides how the nodes use it. */
 export type ArtifactKind = 'deb' | 'file' | 'script' | 'image';
 /** The OS of the nodes that need an artifact. */
 export type ArtifactOs = 'linux' | 'windows';
+const DIGEST_ALGORITHMS: readonly string[] = ['sha256', 'sha512'] satisfies DigestAlgorithm[];
 
 const entrySchema = z
   .strictObject({
@@ -19,6 +21,11 @@ const entrySchema = z
     url: z.string().min(1).optional(),
     image: z.string().min(1).optional(),
     sha256: z.string().optional(),
+    digest_url: z
+      .string()
+      .optional()
+      .describe("The publisher's digest file beside the file (`<hex>  <name>`); empty: none"),
+    digest_algorithm: z.string().optional().describe('sha256 or sha512: the algorithm of digest_url'),
     each: z
       .literal('windows-workload')
       .optional()
@@ -60,6 +67,8 @@ export interface Artifact {
   image?: string;
   /** Expected SHA-256 (lower-case hex) when artifacts.yaml pins one. */
   sha256?: string;
+  /** The digest file the publisher puts beside the file, which a download must match. */
+  digest?: { url: string; algorithm: DigestAlgorithm };
   /** Only the Windows nodes of this Windows Server version need it (`each: windows-workload`). */
   windowsVersion?: string;
 }
@@ -128,7 +137,9 @@ function renderEntry(
   ctx: { file: string; files: Map<string, string>; issues: Issue[] },
 ): Artifact {
   const { file, files, issues } = ctx;
-  const render = (field: 'file' | 'url' | 'image' | 'sha256'): string | undefined => {
+  const render = (
+    field: 'file' | 'url' | 'image' | 'sha256' | 'digest_url' | 'digest_algorithm',
+  ): string | undefined => {
     const source = entry[field];
     if (source === undefined) return undefined;
     try {
@@ -164,6 +175,16 @@ function renderEntry(
       });
     artifact.sha256 = sha256;
   }
+  const digestUrl = render('digest_url') ?? '';
+  const algorithm = render('digest_algorithm') ?? '';
+  if (digestUrl !== '' && DIGEST_ALGORITHMS.includes(algorithm))
+    artifact.digest = { url: digestUrl, algorithm: algorithm as DigestAlgorithm };
+  else if (digestUrl !== '' || algorithm !== '')
+    issues.push({
+      file,
+      path: `artifacts.${i}.digest_algorithm`,
+      message: `digest_url ${JSON.stringify(digestUrl)} needs digest_algorithm sha256 or sha512 (got ${JSON.stringify(algorithm)}); both render empty when the publisher has no digest file`,
+    });
   return artifact;
 }
 

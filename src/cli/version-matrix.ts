@@ -109,9 +109,10 @@ export function versionMatrix(input: MatrixInput): MatrixRow[] {
       installedOn: 'Windows nodes (DaemonSet)',
       source: "Microsoft's HostProcess base image (no program of its own)",
     },
-    ...windowsFlannelDownloads(versions, images).map((d) => ({
+    // Only clusters with Windows nodes install (and are held to) the Windows flannel releases.
+    ...(input.windowsVersions.length > 0 ? windowsFlannelDownloads(versions) : []).map((d) => ({
       component: `${d.install.map((m) => m.to).join(', ')} (Windows flannel)`,
-      version: `${d.file}, SHA-256 ${d.sha256 || (d.checksum_url ? "taken at install (checked against the publisher's .sha256)" : 'taken at install (first download: none published)')}`,
+      version: `${d.file}, SHA-256 ${d.sha256 || (d.digest_url ? `taken at install (checked against the publisher's .${d.digest_algorithm})` : 'taken at install (first download: none published)')}`,
       installedOn: 'Windows nodes (the DaemonSet start script checks it)',
       source: d.url.replace(/^https:\/\//, '').replace(/\/[^/]*$/, ''),
     })),

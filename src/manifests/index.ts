@@ -19,7 +19,18 @@ export {
   manifestImages,
   manifestVarsFromPlanVars,
 } from './vars.js';
-export { type WindowsFlannelDownload, windowsFlannelDownloads } from './windows-flannel-downloads.js';
+export {
+  type WindowsFlannelDownload,
+  windowsFlannelDownloads,
+  windowsReleaseProblems,
+} from './windows-flannel-downloads.js';
+export {
+  checkedDigest,
+  type DigestAlgorithm,
+  type ReleaseAssets,
+  releaseAssets,
+  type WindowsReleaseProject,
+} from './windows-release-assets.js';
 export {
   isWindowsVersion,
   WINDOWS_PROCESS_HANDLER,

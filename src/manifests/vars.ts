@@ -52,7 +52,10 @@ export interface ManifestVars {
    */
   windows_workloads: WindowsWorkload[];
   images: ManifestImages;
-  /** What Windows flannel's start script installs, with the pinned digests ('' = taken at install). */
+  /**
+   * What Windows flannel's start script installs, with the pinned digests ('' = taken at install);
+   * empty without Windows nodes.
+   */
   windows_flannel_downloads: WindowsFlannelDownload[];
 }
 
@@ -183,9 +186,10 @@ export function manifestVarsFromPlanVars(
     api_server_port: extra.apiServerPort,
     windows_workloads: windowsWorkloads(extra.windowsVersions),
     images: manifestImages(versions, extra.kubernetesVersion),
-    windows_flannel_downloads: [] as WindowsFlannelDownload[],
+    // Only Windows nodes install these: a Linux-only cluster is not held to the Windows releases.
+    windows_flannel_downloads:
+      extra.windowsVersions.length > 0 ? windowsFlannelDownloads(versions) : ([] as WindowsFlannelDownload[]),
   };
-  vars.windows_flannel_downloads = windowsFlannelDownloads(versions, vars.images);
   checkManifestVars('plan vars', vars);
   return vars;
 }

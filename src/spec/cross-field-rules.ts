@@ -12,6 +12,7 @@ import {
 } from './schema.js';
 import type { RuleIssue, SpecPath, SpecView } from './spec-view.js';
 import { staticHostRules } from './static-host-rules.js';
+import { windowsReleaseRule } from './windows-release-rule.js';
 
 /** Worker group names kubemix uses itself (inventory groups). */
 export const RESERVED_GROUP_NAMES = ['control-plane', 'hypervisors'] as const;
@@ -221,6 +222,7 @@ export const CROSS_FIELD_RULES: readonly CrossFieldRule[] = [
   generatedNodeNamesRule,
   cidrOverlapRule,
   windowsKubeProxySkewRule,
+  windowsReleaseRule,
   ec2NetworkRule,
   sizingRule,
   libvirtRules,

@@ -309,6 +309,32 @@ artifacts:
     );
   });
 
+  it("carries the publisher's digest file of each Windows flannel download whose release publishes one", () => {
+    const { artifacts } = render();
+    const digests = Object.fromEntries(
+      ['flanneld-windows', 'flannel-cni-plugin-windows', 'cni-plugins-windows', 'windows-cni'].map((n) => [
+        n,
+        byName(artifacts, n).digest,
+      ]),
+    );
+    // flannel publishes no digest of flanneld.exe; the archives' releases publish .sha512 beside them.
+    expect(digests['flanneld-windows']).toBeUndefined();
+    for (const name of ['flannel-cni-plugin-windows', 'cni-plugins-windows', 'windows-cni'])
+      expect(digests[name]).toEqual({ url: `${byName(artifacts, name).url}.sha512`, algorithm: 'sha512' });
+  });
+
+  it('rejects a digest file without an algorithm it knows, naming the field', () => {
+    const text = `kubeadm-images: { "1.31": { etcd: a, coredns: b, pause: c } }
+artifacts:
+  - { name: a, os: linux, kind: file, file: a.tgz, url: "http://x/a.tgz", digest_url: "http://x/a.tgz.md5", digest_algorithm: md5 }
+`;
+    expect(() =>
+      renderArtifacts(parseArtifactsFile(text, 'l.yaml'), { kubernetes_version: '1.31.2' }, 'l.yaml'),
+    ).toThrowError(
+      'l.yaml: artifacts.0.digest_algorithm: digest_url "http://x/a.tgz.md5" needs digest_algorithm sha256 or sha512 (got "md5")',
+    );
+  });
+
   it('rejects a rendered file name with a path in it', () => {
     const text = `kubeadm-images: { "1.31": { etcd: a, coredns: b, pause: c } }
 artifacts:

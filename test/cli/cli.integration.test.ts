@@ -52,6 +52,19 @@ describe('kubemix plan', () => {
     expect(result.stderr).not.toMatch(stackTrace);
   });
 
+  it('refuses windows-container-networking 0.3.1 at plan time in one line naming versions.windows-cni, exit 2', async () => {
+    const result = await runCli(['plan', 'fixtures/specs/invalid/windows-cni-0.3.1.yaml'], {
+      home: tempHome(),
+    });
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(
+        /^fixtures\/specs\/invalid\/windows-cni-0\.3\.1\.yaml:14:16: versions\.windows-cni: cannot be installed: microsoft\/windows-container-networking v0\.3\.1: its asset was renamed and rebuilt by hand after the release .*use 0\.3\.2 or later$/,
+      ),
+    ]);
+    expect(result.stdout).toBe('');
+  });
+
   it('refuses a Windows kube-proxy image outside the skew policy in one line naming the field, exit 2', async () => {
     const result = await runCli(['plan', 'fixtures/specs/invalid/windows-kube-proxy-newer.yaml'], {
       home: tempHome(),

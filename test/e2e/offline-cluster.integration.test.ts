@@ -10,6 +10,7 @@ import { type MixedClusterLab, startMixedClusterLab } from '../../fixtures/clust
 import type { HostState } from '../../fixtures/lab/standins/runtime.js';
 import { normalizeImageRef } from '../../fixtures/lab/standins/tools/image-archive.js';
 import { type LabStaticRelease, makeStaticRelease } from '../../fixtures/lab/static-release.js';
+import { windowsFlannelRelease } from '../../fixtures/lab/windows-flannel-release.js';
 import { offlineHostInfo } from '../../fixtures/windows-sim/cluster-commands-offline.js';
 import { type Artifact, loadArtifactsFile, renderArtifacts } from '../../src/artifacts/index.js';
 import { loadClusterContext } from '../../src/cli/cluster-context.js';
@@ -109,8 +110,16 @@ beforeAll(async () => {
       .filter((a) => a.url)
       .map((a) => [`/${new URL(a.url!).host}${decodeURIComponent(new URL(a.url!).pathname)}`, a]),
   );
+  // The publishers' digest files beside the Windows flannel downloads, as the lab's release has them.
+  const flannelRelease = windowsFlannelRelease(loadVersions());
   mirror = createServer(async (req, res) => {
-    const artifact = byPath.get(decodeURIComponent(req.url ?? ''));
+    const path = decodeURIComponent(req.url ?? '');
+    const artifact = byPath.get(path);
+    const digestFile = flannelRelease.get(`https:/${path}`);
+    if (!artifact && digestFile !== undefined && /\.sha(256|512)$/.test(path)) {
+      res.writeHead(200).end(digestFile);
+      return;
+    }
     if (!artifact) {
       res.writeHead(404).end();
       return;

@@ -21,13 +21,21 @@ let internet: string | undefined;
 
 /**
  * Gives the lab's in-process readers (HostProcess start scripts' Invoke-WebRequest) the lab's
- * internet with the lab-made Windows flannel release, once per test file.
+ * internet with the lab-made Windows flannel release (made once per test file).
  */
 export function useLabReleaseInternet(): void {
-  if (internet) return;
-  internet = testTempDirSync('lab-internet');
-  publishWindowsFlannelRelease(internet, loadVersions());
-  useLabInternet(internet);
+  // Also after a test took the internet away (useLabInternet(undefined)).
+  useLabInternet(releaseInternet());
+}
+
+/** The lab's internet directory with the release, made (and first given to the lab) once per test file. */
+function releaseInternet(): string {
+  if (!internet) {
+    internet = testTempDirSync('lab-internet');
+    publishWindowsFlannelRelease(internet, loadVersions());
+    useLabInternet(internet);
+  }
+  return internet;
 }
 
 /**
@@ -35,7 +43,7 @@ export function useLabReleaseInternet(): void {
  * digests of the lab's release files, which the lab's internet serves from here on.
  */
 export function labManifestVars(vni = 4096, port = 4789): ManifestVars {
-  useLabReleaseInternet();
+  releaseInternet();
   const versions = { ...loadVersions(), ...windowsFlannelPins(loadVersions()) };
   const images = manifestImages(versions, '1.31.2');
   return {
@@ -53,7 +61,7 @@ export function labManifestVars(vni = 4096, port = 4789): ManifestVars {
       windows_flannel: images.windows_flannel,
       windows_kube_proxy: 'docker.io/sigwindowstools/kube-proxy:v1.31.2-calico-hostprocess',
     },
-    windows_flannel_downloads: windowsFlannelDownloads(versions, images),
+    windows_flannel_downloads: windowsFlannelDownloads(versions),
   };
 }
 
