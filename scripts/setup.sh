@@ -75,4 +75,7 @@ bash scripts/kubernetes-schemas.sh "$OLDEST_TESTED_KUBERNETES"
 # when a test starts a cluster of another one.
 LAB_TEST_KUBERNETES_VERSIONS=(1.31.2)
 bash scripts/kubernetes-schemas.sh --spec-only "${LAB_TEST_KUBERNETES_VERSIONS[@]}"
+# Upstream flannel's Documentation/kube-flannel.yml at the tag versions.yaml pins (Go module proxy,
+# never GitHub): test/manifests/flannel-upstream.test.ts diffs kubemix's Linux flannel manifest against it.
+bash scripts/flannel-manifest.sh
 echo "setup: done"
