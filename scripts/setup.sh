@@ -78,4 +78,7 @@ bash scripts/kubernetes-schemas.sh --spec-only "${LAB_TEST_KUBERNETES_VERSIONS[@
 # What the Go module proxy records about the release tags the lab's Windows flannel release models
 # cite (the tag's commit), for the test that keeps each model at its pinned tag.
 node dist/scripts/lab/record-release-tags.js
+# Upstream flannel's Documentation/kube-flannel.yml at the tag versions.yaml pins (Go module proxy,
+# never GitHub): test/manifests/flannel-upstream.test.ts diffs kubemix's Linux flannel manifest against it.
+bash scripts/flannel-manifest.sh
 echo "setup: done"

@@ -153,7 +153,7 @@ describe('kubemix up fails in the lab where a real cluster would refuse', () => 
     const up = await upWith([
       {
         file: 'templates/manifests/kube-flannel.yaml.j2',
-        from: / {8}- name: install-cni\n(?: {10}.*\n| {12}.*\n)+?(?= {6}containers:)/,
+        from: / {6}- name: install-cni\n(?: {8}.*\n)+?(?= {6}containers:)/,
         to: '',
       },
       SHORT_WAITS,

@@ -171,7 +171,7 @@ describe('Linux readiness comes from a flannel pod that actually works there', (
     ]);
   });
 
-  it("a ConfigMap without cni-conf.json: install-cni's copy fails and the node stays NotReady", async () => {
+  it("a ConfigMap without cni-conf.json: install-cni's install-conf fails and the node stays NotReady", async () => {
     const { state } = await cluster();
     await applyAll(
       state,
@@ -181,7 +181,7 @@ describe('Linux readiness comes from a flannel pod that actually works there', (
     );
     expect(ready(await state.getObject('Node', undefined, 'w1'))).toBe('False');
     expect((await outcome(state)).flannel.events.join('\n')).toContain(
-      "cp: can't stat '/etc/kube-flannel/cni-conf.json': No such file or directory",
+      'error installing "/etc/kube-flannel/cni-conf.json": cannot open file "/etc/kube-flannel/cni-conf.json": open /etc/kube-flannel/cni-conf.json: no such file or directory',
     );
   });
 

@@ -56,8 +56,10 @@ export function labManifestVars(vni = 4096, port = 4789): ManifestVars {
     api_server_port: 6443,
     windows_workloads: windowsWorkloads(['2022']),
     images: {
-      flannel: 'docker.io/flannel/flannel:v0.25.7',
-      flannel_cni_plugin: 'docker.io/flannel/flannel-cni-plugin:v1.5.1-flannel2',
+      // The pinned flannel (versions.yaml): kubemix's manifest runs what that release's images hold
+      // (install-conf, /readyz), and the lab checks it (fixtures/lab/state/flannel-image.ts).
+      flannel: images.flannel,
+      flannel_cni_plugin: images.flannel_cni_plugin,
       windows_flannel: images.windows_flannel,
       windows_kube_proxy: 'docker.io/sigwindowstools/kube-proxy:v1.31.2-calico-hostprocess',
     },

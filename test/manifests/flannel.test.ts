@@ -137,7 +137,12 @@ describe.each(VAR_SETS)('flannel with %s', (_label, vars) => {
     expect(flanneld.name).toBe('kube-flannel');
     expect(flanneld.image).toBe(vars.images.flannel);
     // flanneld tunnels on the node's InternalIP, from the Downward API, not the default-route NIC.
-    expect(flanneld.args).toEqual(['--ip-masq', '--kube-subnet-mgr', '--iface=$(NODE_IP)']);
+    expect(flanneld.args).toEqual([
+      '--ip-masq',
+      '--kube-subnet-mgr',
+      '--healthz-port=8081',
+      '--iface=$(NODE_IP)',
+    ]);
     expect(envOf(flanneld)['NODE_IP']).toBe('status.hostIP');
     expect(flanneld.securityContext?.capabilities?.add).toEqual(['NET_ADMIN', 'NET_RAW']);
     expect(pod.volumes.map((v) => v.name)).toEqual([

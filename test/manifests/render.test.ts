@@ -11,11 +11,12 @@ import { formatManifestProblems, validateManifestObjects } from '../helpers/vali
 import { DEFAULT_VARS, VAR_SETS } from './manifest-vars.js';
 
 const EXPECTED_OBJECTS: Record<(typeof MANIFEST_NAMES)[number], string[]> = {
+  // In upstream's order (flannel Documentation/kube-flannel.yml; flannel-upstream.test.ts).
   'kube-flannel': [
     'Namespace kube-flannel',
-    'ServiceAccount kube-flannel/flannel',
     'ClusterRole flannel',
     'ClusterRoleBinding flannel',
+    'ServiceAccount kube-flannel/flannel',
     'ConfigMap kube-flannel/kube-flannel-cfg',
     'DaemonSet kube-flannel/kube-flannel-ds',
   ],
