@@ -76,11 +76,29 @@ export function buildableVersion(input: BuildableInput): BuildableVersion {
         `Kubernetes ${parsed.text}: playbooks/artifacts.yaml has no kubeadm-images entry for ${minor} (what \`kubeadm config images list --kubernetes-version v${parsed.text}\` prints)`,
       ),
     );
+  const flannel = flannelReleaseIssue(versions['flannel']);
+  if (flannel) issues.push(issue(['versions', 'flannel'], flannel));
   return {
     issues,
     warnings: support.warning ? [support.warning] : [],
     ...(kubeadmImages ? { kubeadmImages } : {}),
   };
+}
+
+// kubemix's Linux flannel manifest is upstream's at v0.28.9 (kube-flannel.yaml.j2): its readiness
+// probe asks flanneld's /readyz, which no flannel before v0.28.9 serves (commit 07c20946), and its
+// install-cni runs /opt/bin/install-conf (flannel images from v0.28.6). An older image's pods never
+// turn Ready, so the flannel rollout would wait until it times out.
+const OLDEST_FLANNEL: [number, number, number] = [0, 28, 9];
+
+/** Why the `flannel` image's release cannot run kubemix's manifest, or undefined (a tag kubemix cannot read passes). */
+function flannelReleaseIssue(image: string | undefined): string | undefined {
+  const tag = /:v(\d+)\.(\d+)\.(\d+)(?:@.*)?$/.exec(image ?? '');
+  if (!tag) return undefined;
+  const release = [Number(tag[1]), Number(tag[2]), Number(tag[3])];
+  const older = release.findIndex((part, i) => part !== OLDEST_FLANNEL[i]!);
+  if (older === -1 || release[older]! > OLDEST_FLANNEL[older]!) return undefined;
+  return `flannel ${image} is older than v${OLDEST_FLANNEL.join('.')}, the release kubemix's flannel manifest follows (its readiness probe asks flanneld's /readyz, served from v0.28.9 on)`;
 }
 
 /** The sandbox (pause) image kubeadm's list names for the cluster: containerd's sandbox on every node. */

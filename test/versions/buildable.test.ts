@@ -118,4 +118,17 @@ describe('the Kubernetes versions kubemix builds', () => {
     ]);
     expect(check('1.36.4', { 'containerd-linux': '2.2.9', containerd: '2.2.9' }).issues).toEqual([]);
   });
+
+  it("refuses a flannel image older than the release kubemix's manifest follows", () => {
+    expect(check('1.37.2', { flannel: 'ghcr.io/flannel-io/flannel:v0.28.8' }).issues).toEqual([
+      {
+        file: 'spec.yaml',
+        path: 'versions.flannel',
+        message:
+          "flannel ghcr.io/flannel-io/flannel:v0.28.8 is older than v0.28.9, the release kubemix's flannel manifest follows (its readiness probe asks flanneld's /readyz, served from v0.28.9 on)",
+      },
+    ]);
+    for (const newer of ['v0.28.9', 'v0.29.0', 'v1.0.0'])
+      expect(check('1.37.2', { flannel: `ghcr.io/flannel-io/flannel:${newer}` }).issues).toEqual([]);
+  });
 });
