@@ -6,6 +6,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { KubemixError } from '../errors/index.js';
+import { resolveFromRepositories } from './apt-resolve.js';
 import type { Artifact } from './list.js';
 import {
   type ArtifactsLock,
@@ -147,7 +148,7 @@ async function download(
   if (artifact.sha256 && artifact.sha256 !== sha256) {
     await rm(partial, { force: true });
     throw new ArtifactFetchError(
-      `artifact ${artifact.name}: ${from} has sha256 ${sha256}, artifacts.yaml pins ${artifact.sha256}`,
+      `artifact ${artifact.name}: ${from} has sha256 ${sha256}, ${artifact.apt ? "the repository's index says" : 'artifacts.yaml pins'} ${artifact.sha256}`,
     );
   }
   await rename(partial, target);
@@ -168,7 +169,8 @@ async function fileDigest(path: string): Promise<{ sha256: string; size: number 
 }
 
 /**
- * Downloads every artifact with a URL into `dir` (a file already there with the digest the lock
+ * Downloads every artifact with a URL into `dir` (`apt` artifacts: the file their repository's
+ * index chooses, checked against the index's SHA-256; a file already there with the digest the lock
  * recorded for the same URL is kept), checking each download against its pinned SHA-256 and
  * against the digest file its publisher puts beside it (`artifact.digest`: a wrong URL or a
  * tampered asset fails here, not on the nodes), writes images.txt for the images (kubemix cannot pull
@@ -180,8 +182,10 @@ async function fileDigest(path: string): Promise<{ sha256: string; size: number 
  *   digest file it does not match)
  */
 export async function fetchArtifacts(options: FetchArtifactsOptions): Promise<ArtifactsLock> {
-  const { list, dir, urlBase, onEvent } = options;
+  const { dir, urlBase, onEvent } = options;
   const client = options.fetch ?? fetch;
+  // .debs of a repository (`apt`): file, URL and SHA-256 as its index has them today.
+  const list = await resolveFromRepositories(options.list, { client, url: (u) => mirrorUrl(u, urlBase) });
   await mkdir(dir, { recursive: true });
   const previous = new Map(((await readLock(dir))?.artifacts ?? []).map((e) => [e.name, e]));
   const entries: LockEntry[] = [];
@@ -197,6 +201,7 @@ export async function fetchArtifacts(options: FetchArtifactsOptions): Promise<Ar
         ...(artifact.url ? { url: artifact.url } : {}),
         ...(artifact.image ? { image: artifact.image } : {}),
         ...(artifact.windowsVersion ? { windowsVersion: artifact.windowsVersion } : {}),
+        ...(artifact.version ? { version: artifact.version } : {}),
       };
       if (artifact.url === undefined) {
         const found = await fileDigest(path);

@@ -17,8 +17,18 @@ const entrySchema = z
     name: z.string().regex(/^[a-z0-9][-a-z0-9]*$/, 'must be a lower-case name (a-z, 0-9, "-")'),
     os: z.enum(['linux', 'windows']),
     kind: z.enum(['deb', 'file', 'script', 'image']),
-    file: z.string().min(1),
+    file: z.string().min(1).optional(),
     url: z.string().min(1).optional(),
+    apt: z
+      .strictObject({
+        repository: z.string().min(1),
+        package: z.string().min(1),
+        release: z.string().optional(),
+      })
+      .optional()
+      .describe(
+        "A .deb chosen from a flat Debian repository's index as apt would (a release's newest revision, else the newest version): its file, URL and SHA-256 come from the index",
+      ),
     image: z.string().min(1).optional(),
     sha256: z.string().optional(),
     digest_url: z
@@ -34,9 +44,15 @@ const entrySchema = z
       ),
   })
   .refine(
-    (e) => (e.kind === 'image') === (e.image !== undefined) && (e.kind === 'image') !== (e.url !== undefined),
+    (e) =>
+      e.apt
+        ? e.kind === 'deb' && e.url === undefined && e.file === undefined && e.image === undefined
+        : e.file !== undefined &&
+          (e.kind === 'image') === (e.image !== undefined) &&
+          (e.kind === 'image') !== (e.url !== undefined),
     {
-      message: 'an image entry has `image` and no `url`; any other entry has `url` and no `image`',
+      message:
+        'an image entry has `image` and `file`; an `apt` entry is a deb with neither `url` nor `file`; any other entry has `url` and `file`',
     },
   );
 
@@ -59,8 +75,12 @@ export interface Artifact {
   name: string;
   os: ArtifactOs;
   kind: ArtifactKind;
-  /** File name in the artifacts directory. */
+  /** File name in the artifacts directory ('' for an `apt` artifact until its repository's index names it). */
   file: string;
+  /** A .deb whose file, URL and SHA-256 a repository's index decides (src/artifacts/apt-resolve.ts). */
+  apt?: { repository: string; package: string; release?: string };
+  /** The Debian version an `apt` artifact resolved to. */
+  version?: string;
   /** Upstream download URL (not for images). */
   url?: string;
   /** Container image reference (images only). */
@@ -152,15 +172,31 @@ function renderEntry(
   const fileName = render('file') ?? '';
   if (fileName !== '' && (fileName.includes('/') || fileName.includes('\\') || fileName.startsWith('.')))
     issues.push({ file, path: `artifacts.${i}.file`, message: `"${fileName}" must be a plain file name` });
-  const other = files.get(fileName);
+  const other = fileName === '' ? undefined : files.get(fileName);
   if (other !== undefined)
     issues.push({
       file,
       path: `artifacts.${i}.file`,
       message: `"${fileName}" is also the file of ${other}`,
     });
-  files.set(fileName, name);
+  if (fileName !== '') files.set(fileName, name);
   const artifact: Artifact = { name, os: entry.os, kind: entry.kind, file: fileName };
+  if (entry.apt) {
+    const apt = (field: 'repository' | 'package' | 'release'): string => {
+      try {
+        return renderString(entry.apt?.[field] ?? '', vars).trim();
+      } catch (error) {
+        issues.push({ file, path: `artifacts.${i}.apt.${field}`, message: (error as Error).message });
+        return '';
+      }
+    };
+    const release = apt('release');
+    artifact.apt = {
+      repository: apt('repository'),
+      package: apt('package'),
+      ...(release ? { release } : {}),
+    };
+  }
   const url = render('url');
   if (url !== undefined) artifact.url = url;
   const image = render('image');

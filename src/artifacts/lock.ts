@@ -3,6 +3,7 @@ import { createReadStream } from 'node:fs';
 import { readFile, rename, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { KubemixError } from '../errors/index.js';
+import { resolveFromLock } from './apt-resolve.js';
 import type { Artifact, ArtifactKind, ArtifactOs } from './list.js';
 
 /** File name of the lock in an artifacts directory. */
@@ -24,6 +25,8 @@ export interface LockEntry {
   image?: string;
   /** Only Windows nodes of this Windows Server version import it (per-version workload images). */
   windowsVersion?: string;
+  /** The Debian version a repository's index gave an `apt` artifact. */
+  version?: string;
   /** SHA-256 of the file; null for an image tarball not placed yet. */
   sha256: string | null;
   size: number | null;
@@ -123,17 +126,22 @@ export async function checkArtifacts(options: {
   const lock = await readLock(options.dir);
   const byName = new Map((lock?.artifacts ?? []).map((e) => [e.name, e]));
   const problems: ArtifactProblem[] = [];
-  for (const artifact of options.list) {
+  for (const artifact of resolveFromLock(options.list, lock?.artifacts ?? [])) {
     const path = join(options.dir, artifact.file);
-    const base = { name: artifact.name, file: artifact.file };
-    if (!(await exists(path))) {
+    const base = { name: artifact.name, file: artifact.file || artifact.name };
+    if (artifact.file === '' || !(await exists(path))) {
       problems.push({
         ...base,
         problem: 'missing',
         detail:
           artifact.kind === 'image'
             ? `image ${artifact.image}: export it to ${artifact.file} (see ${IMAGES_FILE})`
-            : `download ${artifact.url}`,
+            : artifact.file === ''
+              ? `no ${artifact.apt?.package} ${artifact.apt?.release ?? ''} from ${artifact.apt?.repository} recorded: run kubemix artifacts SPEC --dir DIR`.replace(
+                  '  ',
+                  ' ',
+                )
+              : `download ${artifact.url}`,
       });
       continue;
     }

@@ -2,7 +2,12 @@ import { manifestImages } from '../manifests/vars.js';
 import { windowsFlannelDownloads } from '../manifests/windows-flannel-downloads.js';
 import { windowsWorkload } from '../manifests/windows-workloads.js';
 import type { WindowsVersion } from '../types/windows.js';
-import { kubernetesSupport, supportedRange } from '../versions/kubernetes-support.js';
+import {
+  kubernetesPackage,
+  kubernetesSupport,
+  parseKubernetesVersion,
+  supportedRange,
+} from '../versions/kubernetes-support.js';
 import type { Versions } from '../versions/versions.js';
 
 /** One component of a cluster: what, which version or pin, where it goes, where it comes from. */
@@ -38,19 +43,20 @@ export function versionMatrix(input: MatrixInput): MatrixRow[] {
   const k8s = input.kubernetesVersion.replace(/^v/, '');
   const minor = k8s.split('.').slice(0, 2).join('.');
   const images = manifestImages(versions, k8s);
-  const revision = need(versions, 'kubernetes-package-revision');
+  const parsed = parseKubernetesVersion(k8s);
+  const repository = `pkgs.k8s.io/core:/${parsed ? kubernetesPackage(parsed).channel : 'stable'}:/v${minor}/deb`;
   const rows: MatrixRow[] = [
     {
       component: 'kubelet, kubeadm, kubectl',
-      version: `${k8s}-${revision}`,
+      version: `${k8s}, at the repository's Debian revision`,
       installedOn: 'Linux nodes',
-      source: `pkgs.k8s.io/core:/stable:/v${minor}/deb`,
+      source: `${repository} (apt-cache madison; offline: its index)`,
     },
     {
       component: 'kubernetes-cni, cri-tools',
-      version: `${need(versions, 'kubernetes-cni-package')}, ${need(versions, 'cri-tools-package')}`,
+      version: "the versions apt installs with them (the repository's newest)",
       installedOn: 'Linux nodes (with the packages above; carried in offline mode)',
-      source: `pkgs.k8s.io/core:/stable:/v${minor}/deb`,
+      source: repository,
     },
     {
       component: 'kube-apiserver, -controller-manager, -scheduler, kube-proxy',

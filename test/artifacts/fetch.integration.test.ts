@@ -5,6 +5,11 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
+  buildAptRepository,
+  kubernetesRepositoryPackages,
+  newestTestVersion,
+} from '../../fixtures/artifacts/apt-repository.js';
+import {
   ArtifactFetchError,
   type ArtifactsLock,
   checkArtifacts,
@@ -31,10 +36,14 @@ const missing = new Set<string>();
 const replaced = new Map<string, string>();
 const body = (path: string) => Buffer.from(`mirror bytes of ${path}\n`);
 const DIGEST_FILE = /^(.*)\.(sha256|sha512)$/;
+/** pkgs.k8s.io's repository, made for the test (apt-repository.ts): mirror path -> bytes. */
+const repositoryFiles = new Map<string, Buffer>();
 /** What the mirror serves at a path. */
 function served(path: string): Buffer {
   const replacement = replaced.get(path);
   if (replacement !== undefined) return Buffer.from(replacement);
+  const fromRepository = repositoryFiles.get(path);
+  if (fromRepository) return fromRepository;
   const digestFile = DIGEST_FILE.exec(path);
   if (!digestFile) return body(path);
   const [, asset, algorithm] = digestFile;
@@ -93,6 +102,14 @@ async function run(argv: string[]): Promise<{ code: number; stdout: string }> {
 }
 
 beforeAll(async () => {
+  const { spec } = await specFile(false);
+  for (const { repository, packages } of kubernetesRepositoryPackages(await listFor(spec)))
+    for (const [path, file] of await buildAptRepository({
+      dir: await testTempDir('repository'),
+      repository,
+      packages,
+    }))
+      repositoryFiles.set(`/mirror${path}`, await readFile(file));
   server = createServer((req, res) => {
     const path = decodeURIComponent(req.url ?? '/');
     requests.push(path);
@@ -135,7 +152,7 @@ describe('kubemix artifacts (loopback mirror)', () => {
       const mirrored = `/mirror/${upstream.host}${decodeURIComponent(upstream.pathname)}`;
       expect(requests).toContain(mirrored);
       const bytes = await readFile(join(out, entry.file));
-      expect(bytes.equals(body(mirrored))).toBe(true);
+      expect(bytes.equals(served(mirrored))).toBe(true);
       expect(entry.sha256).toBe(sha(bytes));
       expect(entry.size).toBe(bytes.length);
     }
@@ -157,7 +174,47 @@ describe('kubemix artifacts (loopback mirror)', () => {
     expect(digestFiles.map((u) => u.split('.').at(-1))).toEqual(['sha512', 'sha512', 'sha512']);
     for (const url of digestFiles)
       expect(requests).toContain(`/mirror/${new URL(url).host}${decodeURIComponent(new URL(url).pathname)}`);
-    expect(requests.length).toBe(downloads.length + digestFiles.length);
+    // pkgs.k8s.io's index: its InRelease, then the Packages.gz it lists; the .debs are the ones it
+    // names, at the newest revision of the release and the newest dependency versions.
+    expect(requests.length).toBe(downloads.length + digestFiles.length + 2);
+    const minor = loadVersions()['kubernetes']!.split('.').slice(0, 2).join('.');
+    expect(requests).toEqual(
+      expect.arrayContaining([
+        `/mirror/pkgs.k8s.io/core:/stable:/v${minor}/deb/InRelease`,
+        `/mirror/pkgs.k8s.io/core:/stable:/v${minor}/deb/Packages.gz`,
+      ]),
+    );
+    const list = await listFor(spec);
+    for (const name of ['kubelet', 'kubeadm', 'kubectl', 'kubernetes-cni', 'cri-tools']) {
+      const entry = lock.artifacts.find((e) => e.name === name)!;
+      const version = newestTestVersion(list.find((a) => a.name === name)!);
+      expect([entry.version, entry.file]).toEqual([version, `${name}_${version}_amd64.deb`]);
+    }
+  });
+
+  it("refuses a release pkgs.k8s.io's index lacks, and an index its InRelease does not vouch for", async () => {
+    const { dir, spec } = await specFile(false);
+    const minor = loadVersions()['kubernetes']!.split('.').slice(0, 2).join('.');
+    const repository = `https://pkgs.k8s.io/core:/stable:/v${minor}/deb/`;
+    const list = (await listFor(spec)).filter((a) => a.name === 'kubelet');
+    const absent = list.map((a) => ({ ...a, apt: { ...a.apt!, release: `${minor}.99` } }));
+    const error = await fetchArtifacts({ list: absent, dir, urlBase: base }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(KubemixError);
+    expect((error as Error).message).toBe(
+      `artifact kubelet: repository ${repository} has no kubelet ${minor}.99 (it has: ${newestTestVersion(list[0]!).replace('-2.1', '-1.1')}, ${newestTestVersion(list[0]!)})`,
+    );
+    const index = `/mirror/pkgs.k8s.io/core:/stable:/v${minor}/deb/Packages.gz`;
+    replaced.set(index, 'an index the InRelease never listed\n');
+    try {
+      const tampered = await fetchArtifacts({ list, dir, urlBase: base }).catch((e: unknown) => e);
+      expect((tampered as Error).message).toMatch(
+        new RegExp(
+          `^repository ${repository.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}: Packages.gz has sha256 [0-9a-f]{64}, its InRelease says [0-9a-f]{64}$`,
+        ),
+      );
+    } finally {
+      replaced.clear();
+    }
   });
 
   it("refuses a Windows download that does not match its publisher's digest file, naming both", async () => {
@@ -221,7 +278,12 @@ describe('kubemix artifacts (loopback mirror)', () => {
     const again = await run([spec, '--dir', out, '--url-base', base]);
     expect(again.stdout).toMatch(/^KEPT {7}kubelet /m);
     expect(again.stdout).toMatch(/^RECORDED {3}flannel /m);
-    expect(requests).toEqual([]);
+    // Nothing is downloaded again; only pkgs.k8s.io's index is read, which decides what is current.
+    const minor = loadVersions()['kubernetes']!.split('.').slice(0, 2).join('.');
+    expect(requests).toEqual([
+      `/mirror/pkgs.k8s.io/core:/stable:/v${minor}/deb/InRelease`,
+      `/mirror/pkgs.k8s.io/core:/stable:/v${minor}/deb/Packages.gz`,
+    ]);
     const ok = await run([spec, '--dir', out, '--check']);
     expect(ok.code).toBe(0);
     expect(ok.stdout).toContain('present, digests match artifacts.lock.json');
@@ -254,7 +316,8 @@ describe('kubemix artifacts (loopback mirror)', () => {
     const out = join(dir, 'artifacts');
     const list = await listFor(spec);
     const kubeadm = list.find((a) => a.name === 'kubeadm')!;
-    const path = `/mirror/pkgs.k8s.io${new URL(kubeadm.url!).pathname}`;
+    const version = newestTestVersion(kubeadm);
+    const path = `/mirror/pkgs.k8s.io${new URL(kubeadm.apt!.repository).pathname}amd64/kubeadm_${version}_amd64.deb`;
     missing.add(decodeURIComponent(path));
     try {
       const error = (await run([spec, '--dir', out, '--url-base', base]).catch(

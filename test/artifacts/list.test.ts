@@ -73,20 +73,23 @@ const byName = (artifacts: Artifact[], name: string) => {
 };
 
 describe('playbooks/artifacts.yaml rendered for a spec', () => {
-  it('pins the Linux packages to the cluster version from versions.yaml', () => {
+  it("takes the Kubernetes packages from pkgs.k8s.io's index for the cluster's release, no revision assumed", () => {
     const { artifacts } = render();
     const version = loadVersions()['kubernetes']!;
     const minor = version.split('.').slice(0, 2).join('.');
+    const repository = `https://pkgs.k8s.io/core:/stable:/v${minor}/deb/`;
     expect(byName(artifacts, 'kubelet')).toEqual({
       name: 'kubelet',
       os: 'linux',
       kind: 'deb',
-      file: `kubelet_${version}-1.1_amd64.deb`,
-      url: `https://pkgs.k8s.io/core:/stable:/v${minor}/deb/amd64/kubelet_${version}-1.1_amd64.deb`,
+      file: '',
+      apt: { repository, package: 'kubelet', release: version },
     });
-    expect(byName(artifacts, 'kubeadm').file).toBe(`kubeadm_${version}-1.1_amd64.deb`);
-    expect(byName(artifacts, 'kubectl').file).toBe(`kubectl_${version}-1.1_amd64.deb`);
-    expect(byName(artifacts, 'kubelet').sha256).toBeUndefined();
+    expect(byName(artifacts, 'kubeadm').apt).toEqual({ repository, package: 'kubeadm', release: version });
+    expect(byName(artifacts, 'kubectl').apt).toEqual({ repository, package: 'kubectl', release: version });
+    // The dependencies at whatever version the repository's newest is, as apt installs them.
+    expect(byName(artifacts, 'kubernetes-cni').apt).toEqual({ repository, package: 'kubernetes-cni' });
+    expect(byName(artifacts, 'cri-tools').apt).toEqual({ repository, package: 'cri-tools' });
   });
 
   it('carries both containerd sources, each file pinned by version and SHA-256 from versions.yaml', () => {
@@ -234,10 +237,12 @@ describe('playbooks/artifacts.yaml rendered for a spec', () => {
     expect(linuxOnly.map((a) => a.name)).toContain('kubelet');
   });
 
-  it('gives every artifact its own plain file name', () => {
+  it('gives every artifact its own plain file name (a repository package gets its name from the index)', () => {
     const { artifacts } = render();
-    expect(new Set(artifacts.map((a) => a.file)).size).toBe(artifacts.length);
-    for (const a of artifacts) expect(a.file).not.toMatch(/[/\\]/);
+    const named = artifacts.filter((a) => !a.apt);
+    expect(new Set(named.map((a) => a.file)).size).toBe(named.length);
+    for (const a of named) expect(a.file).not.toMatch(/^$|[/\\]/);
+    for (const a of artifacts.filter((x) => x.apt)) expect(a.file).toBe('');
   });
 
   it('lists one Server Core image per Windows Server version of the cluster, each for its version only', () => {
@@ -294,7 +299,7 @@ artifacts:
     expect(error!.exitCode).toBe(2);
     expect(error!.message).toContain('my-artifacts.yaml: artifacts.1.os');
     expect(error!.message).toContain(
-      'my-artifacts.yaml: artifacts.0: an image entry has `image` and no `url`',
+      'my-artifacts.yaml: artifacts.0: an image entry has `image` and `file`; an `apt` entry is a deb with neither `url` nor `file`; any other entry has `url` and `file`',
     );
   });
 

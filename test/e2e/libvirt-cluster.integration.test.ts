@@ -12,9 +12,10 @@ import { kubemix, settleKubemixRuns, tempClusterDir } from './helpers.js';
 // End to end on real guests: real libvirtd and QEMU (TCG here: /dev/kvm cannot run guests on
 // these machines, and the preflight falls back by itself), a Debian 13 image a user would download
 // (served by URL + SHA-256 from a loopback server), cloud-init, and prepare-linux for real on the
-// guests at Kubernetes 1.35.4 (the oldest supported minor): modprobe, sysctl, swapoff, and
-// containerd through kubemix's static-release path, because Debian 13's containerd 1.7.24 is below
-// 1.35's minimum. The release is REAL containerd 2.1.9 and runc 1.3.6: the binaries of Debian
+// guests at the oldest supported minor (fixtures/libvirt/offline-artifacts.ts: its spec lets
+// containerd's 2.1 branch through, Debian's newest containerd being 2.1.9): modprobe, sysctl,
+// swapoff, and containerd through kubemix's static-release path, because Debian 13's containerd
+// 1.7.24 is below the minimum. The release is REAL containerd 2.1.9 and runc 1.3.6: the binaries of Debian
 // forky's packages (pinned by SHA-256 from Debian's Packages index), repacked by the test into
 // containerd's release layout (containerd-2.1.9-linux-amd64.tar.gz, runc.amd64, containerd.service)
 // and pinned in the spec's `versions:` with their SHA-256; kubemix downloads them by URL from a
@@ -23,7 +24,8 @@ import { kubemix, settleKubemixRuns, tempClusterDir } from './helpers.js';
 // is active under systemd and runs a container through it and runc. What stands in: the tarball is
 // not containerd's own build (github.com is unreachable here; Debian builds the same source tag);
 // pkgs.k8s.io cannot be reached either, so kubelet/kubeadm/kubectl/kubernetes-cni/cri-tools are
-// tiny .debs made by the test (kubelet's with a systemd unit, so `systemctl enable kubelet` works),
+// tiny .debs made by the test in a flat repository whose index kubemix reads (kubelet's with a
+// systemd unit, so `systemctl enable kubelet` works),
 // and the container images are minimal real OCI images that containerd imports. Then `kubemix
 // down` must leave nothing of the cluster: checked by kubemix's leak check and again by the test.
 // A fresh name, network and pool per run: other worktrees may run this test on the same libvirtd.
@@ -110,7 +112,7 @@ describe('libvirt end to end (real libvirtd, QEMU guests, cloud-init, prepare-li
         `containerd github.com/containerd/containerd/v2 ${versions['containerd-linux']}+unknown`,
       );
       expect(lines[4]).toBe(`runc version ${versions['runc-linux']}+ds1`);
-      // Debian 13's containerd package (1.7.24, below 1.35's minimum) is carried but not installed.
+      // Debian 13's containerd package (1.7.24, below the minimum) is carried but not installed.
       expect(lines[5]).toBe('no-package');
       expect(lines.slice(6, 11)).toEqual(['1', '1', '0', 'status: done', 'enabled']);
       // containerd may name an image by its normalized reference (docker.io/library/...).

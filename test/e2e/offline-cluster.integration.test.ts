@@ -5,6 +5,11 @@ import { dirname, join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { parse, stringify } from 'yaml';
+import {
+  buildAptRepository,
+  kubernetesRepositoryPackages,
+  newestTestVersion,
+} from '../../fixtures/artifacts/apt-repository.js';
 import { fillArtifactsDir } from '../../fixtures/artifacts/offline-fixtures.js';
 import { type MixedClusterLab, startMixedClusterLab } from '../../fixtures/cluster-lab/mixed-lab.js';
 import type { HostState } from '../../fixtures/lab/standins/runtime.js';
@@ -110,10 +115,24 @@ beforeAll(async () => {
       .filter((a) => a.url)
       .map((a) => [`/${new URL(a.url!).host}${decodeURIComponent(new URL(a.url!).pathname)}`, a]),
   );
+  // pkgs.k8s.io's repository as a flat repository: its index decides the .debs' files.
+  const repositoryFiles = new Map<string, string>();
+  for (const { repository, packages } of kubernetesRepositoryPackages(list))
+    for (const [path, file] of await buildAptRepository({
+      dir: join(dirname(spec), 'mirror-repository'),
+      repository,
+      packages,
+    }))
+      repositoryFiles.set(path, file);
   // The publishers' digest files beside the Windows flannel downloads, as the lab's release has them.
   const flannelRelease = windowsFlannelRelease(loadVersions());
   mirror = createServer(async (req, res) => {
     const path = decodeURIComponent(req.url ?? '');
+    const repositoryFile = repositoryFiles.get(path);
+    if (repositoryFile) {
+      res.writeHead(200).end(await readFile(repositoryFile));
+      return;
+    }
     const artifact = byPath.get(path);
     const digestFile = flannelRelease.get(`https:/${path}`);
     if (!artifact && digestFile !== undefined && /\.sha(256|512)$/.test(path)) {
@@ -169,7 +188,9 @@ describe('kubemix up with artifacts.dir (offline)', () => {
         'verify',
       ].sort(),
     );
-    const version = list.find((a) => a.name === 'kubelet')!.file.split('_')[1]!;
+    // The repository's newest revision of the release, as its index listed it.
+    const version = newestTestVersion(list.find((a) => a.name === 'kubelet')!);
+    expect(version).toMatch(/-2\.1$/);
     const linuxImages = list.filter((a) => a.os === 'linux' && a.kind === 'image').map((a) => a.image!);
     for (const host of linuxHosts()) {
       const state = await hostState(host);
