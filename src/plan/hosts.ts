@@ -2,6 +2,7 @@ import { providerFor } from '../provider/index.js';
 import { LOCALHOST } from '../provider/localhost.js';
 import { groupConnection } from '../provider/node-defaults.js';
 import type { NodeRequest, ProviderContext } from '../provider/types.js';
+import { kubeletArgVars } from '../spec/kubelet-args.js';
 import type { ClusterSpec } from '../spec/schema.js';
 import type { InventoryHost } from '../types/inventory.js';
 
@@ -28,7 +29,7 @@ export function nodeRequests(spec: ClusterSpec): NodeRequest[] {
       connection: cp.connection,
     };
     if (cp.credentials) node.credentials = cp.credentials;
-    if (cp.kubeletExtraArgs.length > 0) node.vars = { kubelet_extra_args: cp.kubeletExtraArgs };
+    if (cp.kubeletExtraArgs.length > 0) node.vars = kubeletArgVars(cp.kubeletExtraArgs);
     requests.push(sized(node, cp));
   }
   for (const group of spec.nodes.workers) {
@@ -42,8 +43,7 @@ export function nodeRequests(spec: ClusterSpec): NodeRequest[] {
       };
       if (group.credentials) node.credentials = group.credentials;
       if (group.os === 'windows') node.windowsVersion = group.windowsVersion ?? '2022';
-      const vars: Record<string, unknown> = {};
-      if (group.kubeletExtraArgs.length > 0) vars['kubelet_extra_args'] = group.kubeletExtraArgs;
+      const vars: Record<string, unknown> = kubeletArgVars(group.kubeletExtraArgs);
       // prepare-windows runs Install-Containerd.ps1 without -skipHypervisorSupportCheck then.
       if (group.os === 'windows' && group.hyperV) vars['hyperv'] = true;
       if (Object.keys(vars).length > 0) node.vars = vars;

@@ -88,20 +88,21 @@ export const VERSION_MESSAGE =
   'must be a version, commit or image reference (letters, digits and . _ + ~ : / @ -)';
 
 /**
- * A kubelet flag as `--name=value`. The value keeps to characters that neither a POSIX shell nor
- * PowerShell acts on in an unquoted argument, because on Windows sig-windows-tools'
- * StartKubelet.ps1 (written by hostprocess/PrepareNode.ps1 at 30b5f0d) reads kubeadm-flags.env
- * into a double-quoted string and runs it with Invoke-Expression, and systemd splits the Linux
- * kubelet's $KUBELET_KUBEADM_ARGS at spaces.
+ * A kubelet flag as `--name=value`, or a bare `--name` (a boolean flag switched on: kubeadm gets
+ * the value "true", src/spec/kubelet-args.ts). The value keeps to characters that neither a POSIX
+ * shell nor PowerShell acts on in an unquoted argument, because on Windows sig-windows-tools'
+ * StartKubelet.ps1 (written by hostprocess/PrepareNode.ps1 at 6308ea8, lines 89-93) reads
+ * kubeadm-flags.env into a double-quoted string and runs it with Invoke-Expression, and systemd
+ * splits the Linux kubelet's $KUBELET_KUBEADM_ARGS at spaces.
  */
-export const KUBELET_ARG = /^--[a-z0-9]+(?:-[a-z0-9]+)*=[A-Za-z0-9._,:=/%+*@~-]*$/;
+export const KUBELET_ARG = /^--[a-z0-9]+(?:-[a-z0-9]+)*(?:=[A-Za-z0-9._,:=/%+*@~-]*)?$/;
 
 export function isKubeletArg(value: string): boolean {
   return KUBELET_ARG.test(value);
 }
 
 export const KUBELET_ARG_MESSAGE =
-  'must be a kubelet flag --name=value, the value made of letters, digits and . _ , : = / % + * @ ~ - (the Windows kubelet starts through PowerShell Invoke-Expression, so nothing it would evaluate)';
+  'must be a kubelet flag --name=value (or --name for true), the value made of letters, digits and . _ , : = / % + * @ ~ - (the Windows kubelet starts through PowerShell Invoke-Expression, so nothing it would evaluate)';
 
 /**
  * Environment variable names as POSIX.1-2017 Base Definitions 8.1 describes the portable ones:

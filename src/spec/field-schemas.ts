@@ -58,7 +58,7 @@ export const userNameSchema = z.string().refine(isUserName, USER_NAME_MESSAGE);
 /** A load-balanced API endpoint `host[:port]`. */
 export const endpointSchema = z.string().refine((v) => parseHostPort(v) !== undefined, ENDPOINT_MESSAGE);
 
-/** Kubelet flags, `--name=value` each. */
+/** Kubelet flags, `--name=value` or a bare `--name` (true) each. */
 export const kubeletArgsSchema = z.array(z.string().regex(KUBELET_ARG, KUBELET_ARG_MESSAGE));
 
 /**

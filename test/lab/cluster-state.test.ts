@@ -8,6 +8,7 @@ import {
   TOKEN_PATTERN,
 } from '../../fixtures/lab/cluster-state.js';
 import { renderManifestObjects } from '../../src/manifests/index.js';
+import { loadVersions } from '../../src/versions/versions.js';
 import { testTempDir } from '../helpers/temp.js';
 import { initialisedState, labManifestVars } from './helpers.js';
 
@@ -361,5 +362,21 @@ describe('cluster state: objects', () => {
     const nodes = await state.nodes();
     expect(nodes).toHaveLength(9);
     expect(new Set(nodes.map((n) => (n['spec'] as { podCIDR: string }).podCIDR)).size).toBe(9);
+  });
+});
+
+describe('cluster state: node status', () => {
+  it('a Windows node reports the containerd kubemix pins for Install-Containerd.ps1 unless its join names one', async () => {
+    const { state, init } = await initialisedState();
+    const base = { os: 'windows' as const, token: init.token, caCertHash: init.caCertHash };
+    await state.joinNode({ ...base, name: 'win1' });
+    await state.joinNode({ ...base, name: 'win2', containerRuntimeVersion: 'containerd://2.3.3' });
+    const runtime = async (name: string) => {
+      const node = (await state.nodes()).find((n) => n.metadata.name === name);
+      return (node?.['status'] as { nodeInfo?: { containerRuntimeVersion?: string } } | undefined)?.nodeInfo
+        ?.containerRuntimeVersion;
+    };
+    expect(await runtime('win1')).toBe(`containerd://${loadVersions()['containerd']}`);
+    expect(await runtime('win2')).toBe('containerd://2.3.3');
   });
 });

@@ -7,17 +7,30 @@ import {
   windowsContainerOutcome,
 } from '../../fixtures/lab/state/image-compat.js';
 
-// containerd v1.7.22's Windows platform rules and the kubelet's image events, as the lab models
-// them (fixtures/lab/state/image-compat.ts cites the sources).
+// containerd v2.3.4's Windows platform rules (containerd/platforms v1.0.0-rc.4, the version its
+// go.mod requires) and the kubelet's image events, as the lab models them
+// (fixtures/lab/state/image-compat.ts cites the sources).
 describe("containerd's Windows build compatibility", () => {
   it.each([
-    // host, image, compatible (containerd/platforms checkHostAndContainerCompat)
+    // host, image, compatible (containerd/platforms v1.0.0-rc.4 checkWindowsHostAndContainerCompat;
+    // the cases of its platform_windows_compat_test.go where it has them)
     ['10.0.17763', '10.0.17763', true],
     ['10.0.17763', '10.0.20348', false],
     ['10.0.20348', '10.0.17763', false],
     ['10.0.20348', '10.0.20348', true],
+    // A 2025 host runs ltsc2022 images; a 2022 host does not run ltsc2025 ones.
     ['10.0.26100', '10.0.20348', true],
     ['10.0.20348', '10.0.26100', false],
+    ['10.0.26100', '10.0.26100', true],
+    // Hosts between the LTSC releases (Windows 11 22H2 22621, Server 23H2 25398).
+    ['10.0.22621', '10.0.20348', true],
+    ['10.0.25398', '10.0.17763', false],
+    ['10.0.20348', '10.0.22621', false],
+    ['10.0.26100', '10.0.22621', true],
+    // A host past 26100: the newest LTSC strictly below it, 26100, is its floor under rc.4.
+    ['10.0.26200', '10.0.20348', false],
+    ['10.0.26200', '10.0.26100', true],
+    ['10.0.26200', '10.0.26200', true],
     ['10.0.20348.2762', '10.0.20348.1', true],
     ['6.3.9600', '10.0.17763', false],
   ])('host %s, image %s: %s', (host, image, compatible) => {
@@ -103,7 +116,7 @@ describe("the kubelet's container outcome on a Windows node", () => {
       ['Warning', 'Failed'],
     ]);
     expect(refused.events[1]!.message).toBe(
-      `Failed to pull image "${container.image}": rpc error: code = NotFound desc = failed to pull and unpack image "${container.image}": failed to unpack image on snapshotter windows: no match for platform in manifest ${standInDigest(container.image)}: not found`,
+      `Failed to pull image "${container.image}": rpc error: code = NotFound desc = get image config descriptor: no match for platform in manifest ${standInDigest(container.image)}: not found`,
     );
     expect(refused.events[2]!.message).toBe('Error: ErrImagePull');
   });

@@ -83,7 +83,7 @@ describe('Windows workloads on a cluster with Windows Server 2019 and 2022 nodes
     expect(status(stuck).containerStatuses[0]!.state.waiting?.reason).toBe('ImagePullBackOff');
     const failed = (await eventsOf(stuck)).filter((e) => e.reason === 'Failed').map((e) => e.message);
     expect(failed[0]).toMatch(
-      /^Failed to pull image "mcr\.microsoft\.com\/windows\/servercore:ltsc2019": rpc error: code = NotFound desc = failed to pull and unpack image .*: no match for platform in manifest sha256:[0-9a-f]{64}: not found$/,
+      /^Failed to pull image "mcr\.microsoft\.com\/windows\/servercore:ltsc2019": rpc error: code = NotFound desc = get image config descriptor: no match for platform in manifest sha256:[0-9a-f]{64}: not found$/,
     );
   });
 

@@ -263,10 +263,11 @@ describe('buildPlan', () => {
       p.hosts
         .filter((h) => h.role !== 'hypervisor' && h.role !== 'controller')
         .map((h) => h.vars?.['kubelet_extra_args']);
+    // As {name, value} pairs, the form both kubeadm templates render (src/spec/kubelet-args.ts).
     const expected = [
-      ['--max-pods=50'],
-      ['--node-labels=tier=a'],
-      expect.arrayContaining(['--windows-priorityclass=ABOVE_NORMAL_PRIORITY_CLASS']),
+      [{ name: 'max-pods', value: '50' }],
+      [{ name: 'node-labels', value: 'tier=a' }],
+      expect.arrayContaining([{ name: 'windows-priorityclass', value: 'ABOVE_NORMAL_PRIORITY_CLASS' }]),
     ];
     expect(
       argsOf(plan({ name: 'lv', provider: { type: 'libvirt', images: { windows: WINDOWS_ISO } }, nodes })),

@@ -82,7 +82,7 @@ const baseEc2 = (): Json => ({
   },
 });
 
-type Rule = 'path' | 'plain-path' | 'vars' | 'refuse';
+type Rule = 'path' | 'plain-path' | 'vars' | 'kubelet-flag' | 'refuse';
 interface Field {
   name: string;
   base: () => Json;
@@ -113,14 +113,14 @@ const FIELDS: Field[] = [
   f(baseStatic, ['nodes', 'controlPlane', 'credentials', 'user']),
   f(baseStatic, ['nodes', 'controlPlane', 'credentials', 'privateKey', 'file'], 'path'),
   f(baseStatic, ['nodes', 'controlPlane', 'credentials', 'passphrase', 'env']),
-  f(baseStatic, ['nodes', 'controlPlane', 'kubeletExtraArgs', 0]),
+  f(baseStatic, ['nodes', 'controlPlane', 'kubeletExtraArgs', 0], 'kubelet-flag'),
   f(baseStatic, ['nodes', 'workers', 0, 'name']),
   f(baseStatic, ['nodes', 'workers', 0, 'os']),
   f(baseStatic, ['nodes', 'workers', 0, 'windowsVersion']),
   f(baseStatic, ['nodes', 'workers', 0, 'connection']),
   f(baseStatic, ['nodes', 'workers', 0, 'credentials', 'user']),
   f(baseStatic, ['nodes', 'workers', 0, 'credentials', 'password', 'env']),
-  f(baseStatic, ['nodes', 'workers', 0, 'kubeletExtraArgs', 0]),
+  f(baseStatic, ['nodes', 'workers', 0, 'kubeletExtraArgs', 0], 'kubelet-flag'),
   f(baseStatic, ['versions', 'containerd']),
   f(baseStatic, ['artifacts', 'dir'], 'path'),
   f(baseStatic, ['vars', 'fstab_path'], 'vars'),
@@ -173,7 +173,11 @@ const accepts = (rule: Rule, value: string) =>
         // on the hypervisors, where it is always quoted; see README).
         rule === 'plain-path'
         ? /^\/[^\s'"\\]*$/.test(value)
-        : false;
+        : // A kubelet flag alone (`--help` of the corpus) is a boolean flag set to "true", passed
+          // as one literal kubeadm {name, value} pair (src/spec/kubelet-args.ts); nothing else is.
+          rule === 'kubelet-flag'
+          ? /^--[a-z]+(?:-[a-z]+)*$/.test(value)
+          : false;
 
 const corpus = injectionCorpus('/tmp/kmx-never-created-canary');
 

@@ -23,7 +23,7 @@ import { initialisedState } from '../lab/helpers.js';
 import { type Ran, runScript } from './helpers.js';
 
 // containerd's image store on simulated Windows hosts (fixtures/windows-sim/containerd-images.ts):
-// ctr.exe images pull / import as containerd v1.7.22's ctr behaves, prepare-windows' pre-pull
+// ctr.exe images pull / import --local as containerd v2.3.4's ctr behaves, prepare-windows' pre-pull
 // script exactly as the playbook renders it, and the images reported to the lab cluster.
 let sim: WindowsSimulator;
 let state: ClusterState;
@@ -101,7 +101,7 @@ afterEach(() => sim.dispose());
 
 describe('ctr.exe images pull', () => {
   it('pulls a known image of the host build: progress table, unpacking for windows/amd64, done', async () => {
-    const ran = await shell(`${CTR} -n k8s.io images pull ${LTSC2022}`, 'win2022');
+    const ran = await shell(`${CTR} -n k8s.io images pull --local ${LTSC2022}`, 'win2022');
     expect(ran).toMatchObject({ code: 0, stderr: '' });
     const lines = ran.stdout.split('\r\n');
     expect(
@@ -117,7 +117,7 @@ describe('ctr.exe images pull', () => {
   });
 
   it('fetches but refuses to unpack an image of another build, unless --platform windows/amd64 drops the OS version', async () => {
-    const refused = await shell(`${CTR} -n k8s.io images pull ${LTSC2022}`, 'win2019');
+    const refused = await shell(`${CTR} -n k8s.io images pull --local ${LTSC2022}`, 'win2019');
     expect(refused.code).toBe(1);
     expect(refused.stdout).toContain(`unpacking windows/amd64 ${standInDigest(LTSC2022)}...`);
     expect(refused.stderr).toBe(
@@ -125,7 +125,7 @@ describe('ctr.exe images pull', () => {
     );
     expect(containerdImages(sim.host('win2019')).size).toBe(0);
     const forced = await shell(
-      `${CTR} -n k8s.io images pull --platform windows/amd64 ${LTSC2022}`,
+      `${CTR} -n k8s.io images pull --local --platform windows/amd64 ${LTSC2022}`,
       'win2019',
     );
     expect(forced.code).toBe(0);
@@ -135,8 +135,19 @@ describe('ctr.exe images pull', () => {
     });
   });
 
+  it("answers the transfer-service forms (ctr 2.x's default, without --local) as not simulated", async () => {
+    for (const verb of ['pull', 'import']) {
+      const ran = await shell(`${CTR} -n k8s.io images ${verb} ${LTSC2022}`, 'win2022');
+      expect(ran.code).toBe(1);
+      expect(ran.stderr).toMatch(
+        /^not simulated: ctr\.exe images (pull|import) through containerd 2\.x's transfer service/,
+      );
+    }
+    expect(containerdImages(sim.host('win2022')).size).toBe(0);
+  });
+
   it('fails on a reference the lab does not know, as a registry 404 does', async () => {
-    const ran = await shell(`${CTR} -n k8s.io images pull example.com/nope:1`, 'win2022');
+    const ran = await shell(`${CTR} -n k8s.io images pull --local example.com/nope:1`, 'win2022');
     expect(ran.code).toBe(1);
     expect(ran.stderr).toBe(
       'ctr: failed to resolve reference "example.com/nope:1": example.com/nope:1: not found\r\n',
@@ -144,7 +155,10 @@ describe('ctr.exe images pull', () => {
   });
 
   it("refuses a flag ctr does not define with urfave/cli's words, before pulling anything", async () => {
-    const sub = await shell(`${CTR} -n k8s.io images pull --platfrom windows/amd64 ${LTSC2022}`, 'win2022');
+    const sub = await shell(
+      `${CTR} -n k8s.io images pull --local --platfrom windows/amd64 ${LTSC2022}`,
+      'win2022',
+    );
     expect(sub).toMatchObject({
       code: 1,
       stdout: 'Incorrect Usage: flag provided but not defined: -platfrom\r\n',
@@ -157,7 +171,7 @@ describe('ctr.exe images pull', () => {
 
   it('cannot reach containerd before it runs', async () => {
     sim.host('win2022').service('containerd')!.state = 'stopped';
-    const ran = await shell(`${CTR} -n k8s.io images pull ${LTSC2022}`, 'win2022');
+    const ran = await shell(`${CTR} -n k8s.io images pull --local ${LTSC2022}`, 'win2022');
     expect(ran.code).toBe(1);
     expect(ran.stderr).toMatch(/^ctr: failed to dial "\\\\\.\\pipe\\containerd-containerd"/);
   });
@@ -208,13 +222,19 @@ describe('ctr.exe images import', () => {
       return readFile(path);
     };
     sim.host('win2019').fs.write('C:/k/offline/servercore-ltsc2022.tar', await archive(LTSC2022));
-    const ran = await shell(`${CTR} -n k8s.io images import C:/k/offline/servercore-ltsc2022.tar`, 'win2019');
+    const ran = await shell(
+      `${CTR} -n k8s.io images import --local C:/k/offline/servercore-ltsc2022.tar`,
+      'win2019',
+    );
     expect(ran.code).toBe(1);
     expect(ran.stderr).toBe(
       `ctr: no match for platform in manifest ${standInDigest(LTSC2022)}: not found\r\n`,
     );
     sim.host('win2019').fs.write('C:/k/offline/servercore-ltsc2019.tar', await archive(LTSC2019));
-    const ok = await shell(`${CTR} -n k8s.io images import C:/k/offline/servercore-ltsc2019.tar`, 'win2019');
+    const ok = await shell(
+      `${CTR} -n k8s.io images import --local C:/k/offline/servercore-ltsc2019.tar`,
+      'win2019',
+    );
     expect(ok).toMatchObject({
       code: 0,
       stdout: `unpacking ${LTSC2019} (${standInDigest(LTSC2019)})...done\r\n`,
@@ -238,7 +258,7 @@ describe('the images reach the lab cluster as the kubelet reports them', () => {
       ((await state.getObject('Node', undefined, 'win2022'))!['status'] as { images?: { names: string[] }[] })
         .images;
     expect(await images()).toEqual([{ names: [LTSC2022] }]);
-    await shell(`${CTR} -n k8s.io images pull --platform windows/amd64 ${LTSC2019}`, 'win2022');
+    await shell(`${CTR} -n k8s.io images pull --local --platform windows/amd64 ${LTSC2019}`, 'win2022');
     expect(await images()).toEqual([{ names: [LTSC2019] }, { names: [LTSC2022] }]);
   });
 });

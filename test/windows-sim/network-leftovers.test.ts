@@ -40,8 +40,25 @@ async function cleanupTask(name: string): Promise<Record<string, unknown>> {
   return renderValue(task.args, { flannel_vni: 4096 });
 }
 
-/** The simulator's Windows node, prepared and joined as the playbooks do, kubelet running. */
-async function joinWin1(): Promise<void> {
+/**
+ * The simulator's Windows node, prepared and joined as the playbooks do, kubelet running. `again`:
+ * a host prepared before, whose binaries and services prepare-windows finds current (it runs
+ * neither script then).
+ */
+async function joinWin1(again = false): Promise<void> {
+  const host = sim.host('win1');
+  if (!again) await prepareWin1();
+  host.fs.write(
+    'C:/k/kubeadm-join.yaml',
+    `apiVersion: kubeadm.k8s.io/v1beta4\nkind: JoinConfiguration\ndiscovery:\n  bootstrapToken:\n    apiServerEndpoint: "10.233.1.2:6443"\n    token: "${init.token}"\n    caCertHashes:\n      - "${init.caCertHash}"\nnodeRegistration:\n  name: win1\n`,
+  );
+  expect((await cmd('& C:/k/kubeadm.exe join --config C:/k/kubeadm-join.yaml')).code).toBe(0);
+  const start = winServiceScript(winServiceModule.parseArgs({ name: 'kubelet', state: 'started' }), false);
+  expect((await runScript(sim, 'win1', start)).code).toBe(0);
+}
+
+/** containerd and PrepareNode.ps1 on a fresh win1, as prepare-windows runs them. */
+async function prepareWin1(): Promise<void> {
   const host = sim.host('win1');
   for (const { name, url } of pinnedScriptUrls(loadVersions()))
     await runScript(
@@ -55,13 +72,6 @@ async function joinWin1(): Promise<void> {
   expect((await cmd('& C:/k/PrepareNode.ps1 -KubernetesVersion v1.31.2 -HostnameOverride win1')).code).toBe(
     0,
   );
-  host.fs.write(
-    'C:/k/kubeadm-join.yaml',
-    `apiVersion: kubeadm.k8s.io/v1beta4\nkind: JoinConfiguration\ndiscovery:\n  bootstrapToken:\n    apiServerEndpoint: "10.233.1.2:6443"\n    token: "${init.token}"\n    caCertHashes:\n      - "${init.caCertHash}"\nnodeRegistration:\n  name: win1\n`,
-  );
-  expect((await cmd('& C:/k/kubeadm.exe join --config C:/k/kubeadm-join.yaml')).code).toBe(0);
-  const start = winServiceScript(winServiceModule.parseArgs({ name: 'kubelet', state: 'started' }), false);
-  expect((await runScript(sim, 'win1', start)).code).toBe(0);
 }
 
 beforeEach(async () => {
@@ -106,7 +116,7 @@ describe('kubeadm.exe reset leaves the pod network on the host', () => {
     await joinWin1();
     await cmd('& C:/k/kubeadm.exe reset -f');
     sim.host('win1').fs.remove('C:/k/kubeadm-join.yaml');
-    await joinWin1();
+    await joinWin1(true);
     const node = (await state.read()).nodes.find((n) => n.name === 'win1')!;
     // (run.ps1's kubeconfig.conf stays there too.)
     expect(node.leftovers).toMatchObject({

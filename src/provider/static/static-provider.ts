@@ -1,3 +1,4 @@
+import { kubeletArgVars } from '../../spec/kubelet-args.js';
 import type { ClusterSpec, WorkerGroup } from '../../spec/schema.js';
 import type { ConnectionKind, InventoryHost } from '../../types/inventory.js';
 import { LOCALHOST } from '../localhost.js';
@@ -35,7 +36,7 @@ function staticHosts(spec: StaticSpec): InventoryHost[] {
       // A list: the spec's one path may hold spaces (a string is OpenSSH's space-separated list).
       host.vars = { kubemix_known_hosts: [spec.provider.knownHosts] };
     const kubeletArgs = isControlPlane ? spec.nodes.controlPlane.kubeletExtraArgs : group?.kubeletExtraArgs;
-    if (kubeletArgs && kubeletArgs.length > 0) host.vars = { ...host.vars, kubelet_extra_args: kubeletArgs };
+    if (kubeletArgs && kubeletArgs.length > 0) host.vars = { ...host.vars, ...kubeletArgVars(kubeletArgs) };
     if (os === 'windows' && group?.hyperV) host.vars = { ...host.vars, hyperv: true };
     if (os === 'windows') host.windowsVersion = group?.windowsVersion ?? '2022';
     return host;

@@ -1,0 +1,93 @@
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { writeLabSpec } from '../../fixtures/cluster-lab/lab-spec.js';
+import { type MixedClusterLab, startMixedClusterLab } from '../../fixtures/cluster-lab/mixed-lab.js';
+import { DEFAULT_KUBERNETES, OLDEST_TESTED_KUBERNETES } from '../helpers/kubernetes-test-versions.js';
+import { kubemix, tempClusterDir } from './helpers.js';
+
+// `kubemix up` at the default Kubernetes version, `down`, then `up` at the oldest supported minor
+// with the SAME Windows host, as a user who rebuilds a lab at another version: the Windows node must
+// run the older kubelet (the version-skew policy forbids a kubelet newer than the API server).
+// What `down` leaves installed on it (kubelet.exe, kubeadm.exe, the kubelet service, as kubeadm
+// reset leaves packages on Linux) must not survive into the older cluster: prepare-windows asks the
+// programs their release (fixtures/windows-sim models PrepareNode.ps1's second run). The second
+// cluster's controller is another Linux lab host: the first one's kubelet packages are held at the
+// newer release, which prepare-linux does not downgrade (not this test's subject).
+let lab: MixedClusterLab;
+let dir: string;
+
+beforeAll(async () => {
+  lab = await startMixedClusterLab({ controllers: 1, linuxWorkers: 1, windowsWorkers: 1, rebootDownMs: 300 });
+  dir = await tempClusterDir();
+});
+
+afterAll(async () => {
+  await lab?.stop();
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+/** A spec at `version` whose controller is the lab's Linux host `controller`, with the Windows host. */
+async function specAt(version: string, controller: string): Promise<string> {
+  return writeLabSpec(dir, {
+    name: 'rebuild-older',
+    linuxHosts: lab.linux.hosts.filter((h) => h.name === controller),
+    controllers: 1,
+    windowsHosts: lab.windows.hosts,
+    knownHostsPath: lab.linux.knownHostsPath,
+    privateKeyPath: lab.linux.privateKeyPath,
+    kubernetesVersion: version,
+  });
+}
+
+const kubeletVersions = async () =>
+  Object.fromEntries(
+    (await lab.linux.cluster.nodes()).map((n) => [
+      n.metadata.name,
+      (n['status'] as { nodeInfo: { kubeletVersion: string } }).nodeInfo.kubeletVersion,
+    ]),
+  );
+
+describe('rebuilding on the same Windows host at an older Kubernetes version', () => {
+  it('ends with the older kubelet on the Windows node', {
+    timeout: 600_000,
+  }, async () => {
+    expect(OLDEST_TESTED_KUBERNETES).not.toBe(DEFAULT_KUBERNETES);
+    const clusterDir = join(dir, 'cluster');
+    const newer = await specAt(DEFAULT_KUBERNETES, 'lab-01');
+    const first = await kubemix([
+      'up',
+      newer,
+      '--cluster-dir',
+      clusterDir,
+      '--stop-after',
+      'join-windows-workers',
+    ]);
+    expect(first.stderr).toBe('');
+    expect(first.exitCode).toBe(0);
+    expect(await kubeletVersions()).toEqual({
+      'lab-01': `v${DEFAULT_KUBERNETES}`,
+      'win-01': `v${DEFAULT_KUBERNETES}`,
+    });
+
+    const down = await kubemix(['down', newer, '--cluster-dir', clusterDir]);
+    expect(down.exitCode, down.stderr).toBe(0);
+
+    const older = await specAt(OLDEST_TESTED_KUBERNETES, 'lab-02');
+    const second = await kubemix([
+      'up',
+      older,
+      '--cluster-dir',
+      clusterDir,
+      '--stop-after',
+      'join-windows-workers',
+    ]);
+    expect(second.stderr).toBe('');
+    expect(second.exitCode).toBe(0);
+    expect(await kubeletVersions()).toEqual({
+      'lab-02': `v${OLDEST_TESTED_KUBERNETES}`,
+      'win-01': `v${OLDEST_TESTED_KUBERNETES}`,
+    });
+    expect((await kubemix(['down', older, '--cluster-dir', clusterDir])).exitCode).toBe(0);
+  });
+});
