@@ -88,8 +88,7 @@ const providerDraft = (name: ClusterTaskName, needs: ClusterTaskName[], task: Pr
 });
 
 /**
- * The plan vars that follow from the cluster's Kubernetes version: the version and its minor
- * (kubeadm's config API and the Windows join flags change with it), pkgs.k8s.io's repository and
+ * The plan vars that follow from the cluster's Kubernetes version: the version, pkgs.k8s.io's repository and
  * Debian upstream version for it (prepare-linux, artifacts) and, when known, kubeadm's images with
  * the sandbox image every node's containerd uses.
  */
@@ -101,7 +100,6 @@ export function kubernetesVersionVars(
   const packages = parsed ? kubernetesPackage(parsed) : undefined;
   return {
     kubernetes_version: kubernetesVersion,
-    kubernetes_minor: Number(kubernetesVersion.split('.')[1] ?? 0),
     ...(packages
       ? { kubernetes_package_channel: packages.channel, kubernetes_package_version: packages.version }
       : {}),
