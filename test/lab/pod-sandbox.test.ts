@@ -17,7 +17,8 @@ const MISSING: SandboxImageError = {
 
 const readyOf = (node: KubeObject | undefined) =>
   (
-    (node?.['status'] as { conditions: { type: string; status: string; message: string }[] }).conditions ?? []
+    (node?.['status'] as { conditions?: { type: string; status: string; message: string }[] } | undefined)
+      ?.conditions ?? []
   ).find((c) => c.type === 'Ready');
 
 async function clusterWithWorker(options: { sandboxImageError?: SandboxImageError; controlPlane?: boolean }) {

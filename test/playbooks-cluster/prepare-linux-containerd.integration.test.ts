@@ -122,7 +122,7 @@ describe("prepare-linux: containerd for the cluster's Kubernetes version", () =>
     // 1.x package can only be chosen for minors below kubemix's supported range, whose minimums
     // are all 2.2 or newer.
     expect(failures(run)).toContain(
-      'lab-02: Restart containerd for its new configuration: kubemix lab: containerd.service\'s journal: containerd: failed to load TOML from /etc/containerd/config.toml: unsupported config version `3`',
+      "lab-02: Restart containerd for its new configuration: kubemix lab: containerd.service's journal: containerd: failed to load TOML from /etc/containerd/config.toml: unsupported config version `3`",
     );
     expect(reported(run)).toContain('debian-13 offers containerd 1.7.24~ds1-6+deb13u1, which meets');
     const state = await hostState(HOSTS.trixie);
