@@ -106,6 +106,12 @@ export async function fakeHost(
   await writeStandins({ dir: bin, stateDir, root, nodeName: name, address });
   if (prepared) {
     await mkdir(join(root, 'var/lib/kubemix-lab'), { recursive: true });
+    // What prepare-linux leaves for containerd 1.6: its CRI's sandbox image is kubeadm 1.31.2's pause.
+    await mkdir(join(root, 'etc/containerd'), { recursive: true });
+    await writeFile(
+      join(root, 'etc/containerd/config.toml'),
+      'version = 2\n\n[plugins."io.containerd.grpc.v1.cri"]\n  sandbox_image = "registry.k8s.io/pause:3.10"\n',
+    );
     const v = '1.31.2-1.1';
     await writeFile(
       join(root, 'var/lib/kubemix-lab/host.json'),

@@ -1,0 +1,196 @@
+import { cp, mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { execa } from 'execa';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { parse, stringify } from 'yaml';
+import { fillArtifactsDir } from '../../fixtures/artifacts/offline-fixtures.js';
+import { writeLabSpec } from '../../fixtures/cluster-lab/lab-spec.js';
+import { type ClusterLab, startClusterLab } from '../../fixtures/lab/cluster-lab.js';
+import type { HostState } from '../../fixtures/lab/standins/runtime.js';
+import { type LabStaticRelease, makeStaticRelease } from '../../fixtures/lab/static-release.js';
+import { loadArtifactsFile, renderArtifacts } from '../../src/artifacts/index.js';
+import { loadClusterContext } from '../../src/cli/cluster-context.js';
+import { artifactsCommand } from '../../src/cli/commands/artifacts.js';
+import { loadVersions } from '../../src/versions/versions.js';
+import { testTempDir } from '../helpers/temp.js';
+import { kubemix, onLabHost } from './helpers.js';
+
+// Offline mode, Linux only, through `kubemix up`: the artifacts directory carries exactly the
+// images kubeadm's list names (playbooks/artifacts.yaml kubeadm-images), and the lab's containerd
+// uses the sandbox image its /etc/containerd/config.toml names (fixtures/lab/README.md). kubemix
+// as it was before commit 941b47b wrote that file from a template fixing pause:3.10, which offline
+// mode never carried: its `up` must fail at init-control-plane; today's must get past it.
+
+const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
+
+/** playbooks/templates/linux/containerd-config.toml.j2 before commit 941b47b (`git show 941b47b^:...`). */
+const OLD_TEMPLATE = `version = 2
+
+[grpc]
+  address = "/run/containerd/containerd.sock"
+
+[plugins]
+  [plugins."io.containerd.grpc.v1.cri"]
+    sandbox_image = "{{ containerd_sandbox_image | default('registry.k8s.io/pause:3.10') }}"
+
+    [plugins."io.containerd.grpc.v1.cri".cni]
+      bin_dir = "/opt/cni/bin"
+      conf_dir = "/etc/cni/net.d"
+
+    [plugins."io.containerd.grpc.v1.cri".containerd]
+      default_runtime_name = "runc"
+      snapshotter = "overlayfs"
+
+      [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]
+        runtime_type = "io.containerd.runc.v2"
+
+        [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]
+          SystemdCgroup = true
+`;
+
+let lab: ClusterLab;
+let work: string;
+let mirror: Server;
+let release: LabStaticRelease;
+/** The built CLI with the old containerd template in its playbooks. */
+let oldCli: string;
+
+/** A Linux-only offline spec for one lab host (artifacts.dir shared by both specs). */
+async function offlineSpec(name: string, host: number): Promise<string> {
+  const path = await writeLabSpec(work, {
+    name,
+    linuxHosts: [lab.hosts[host]!],
+    controllers: 1,
+    knownHostsPath: lab.knownHostsPath,
+    privateKeyPath: lab.privateKeyPath,
+  });
+  const doc = parse(await readFile(path, 'utf8')) as Record<string, unknown>;
+  doc['artifacts'] = { dir: 'artifacts' };
+  // Lab hosts share this machine's /var/cache: the node copies go to a directory private to each host.
+  doc['vars'] = {
+    ...(doc['vars'] as Record<string, unknown>),
+    artifacts_node_dir: '/var/lib/kubemix-lab/artifacts',
+  };
+  doc['versions'] = {
+    'debian-13-containerd': '1.7.24~ds1-6+lab1',
+    'debian-13-containerd-sha256': '',
+    'debian-13-runc': '1.1.15+ds1-2+lab1',
+    'debian-13-runc-sha256': '',
+    ...release.versions,
+  };
+  await writeFile(path, stringify(doc));
+  return path;
+}
+
+const hostState = async (host: number) =>
+  JSON.parse(await onLabHost(lab, lab.hosts[host]!, 'cat /var/lib/kubemix-lab/host.json')) as HostState;
+
+beforeAll(async () => {
+  lab = await startClusterLab({ count: 2, scale: 0 });
+  for (const host of lab.hosts)
+    await onLabHost(lab, host, 'mkdir -p /var/lib/kubemix-lab && touch /var/lib/kubemix-lab/offline');
+  work = await testTempDir('offline-sandbox');
+  const pinned = loadVersions();
+  release = makeStaticRelease({ containerd: pinned['containerd-linux']!, runc: pinned['runc-linux']! });
+
+  // The artifacts directory, filled as a user fills it (offline-cluster.integration.test.ts).
+  const spec = await offlineSpec('probe', 0);
+  const list = renderArtifacts(loadArtifactsFile(), (await loadClusterContext(spec, {})).upPlan().vars);
+  const source = await fillArtifactsDir(join(work, 'mirror-files'), list);
+  for (const [file, bytes] of Object.entries(release.files)) await writeFile(join(source, file), bytes);
+  const byPath = new Map(
+    list
+      .filter((a) => a.url)
+      .map((a) => [`/${new URL(a.url!).host}${decodeURIComponent(new URL(a.url!).pathname)}`, a]),
+  );
+  mirror = createServer(async (req, res) => {
+    const artifact = byPath.get(decodeURIComponent(req.url ?? ''));
+    if (!artifact) {
+      res.writeHead(404).end();
+      return;
+    }
+    res.writeHead(200).end(await readFile(join(source, artifact.file)));
+  });
+  await new Promise<void>((r) => mirror.listen(0, '127.0.0.1', r));
+  const artifactsDir = join(work, 'artifacts');
+  await mkdir(artifactsDir, { recursive: true });
+  for (const a of list.filter((x) => x.kind === 'image'))
+    await writeFile(join(artifactsDir, a.file), await readFile(join(source, a.file)));
+  const quiet = vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
+  try {
+    const base = `http://127.0.0.1:${(mirror.address() as AddressInfo).port}`;
+    expect(await artifactsCommand([spec, '--dir', artifactsDir, '--url-base', base])).toBe(0);
+  } finally {
+    quiet.mockRestore();
+  }
+
+  // kubemix's built CLI finds its playbooks beside dist/: a copy with the old template.
+  const copy = join(work, 'old-kubemix');
+  await mkdir(copy);
+  for (const entry of ['dist', 'playbooks', 'package.json'])
+    await cp(join(repoRoot, entry), join(copy, entry), { recursive: true });
+  await symlink(join(repoRoot, 'node_modules'), join(copy, 'node_modules'));
+  await writeFile(join(copy, 'playbooks/templates/linux/containerd-config.toml.j2'), OLD_TEMPLATE);
+  oldCli = join(copy, 'dist/src/cli/main.js');
+}, 300_000);
+
+afterAll(async () => {
+  await new Promise((r) => (mirror ? mirror.close(r) : r(undefined)));
+  await lab?.stop();
+});
+
+describe('kubemix up offline: the sandbox image', () => {
+  it('with the old containerd template (pause:3.10) init-control-plane fails: the sandbox image is not in the artifacts', async () => {
+    const spec = await offlineSpec('old-template', 0);
+    const up = await execa(
+      'node',
+      [oldCli, 'up', spec, '--cluster-dir', join(work, 'old-cluster'), '--stop-before', 'install-flannel'],
+      {
+        cwd: repoRoot,
+        reject: false,
+        env: { CI: 'true' },
+      },
+    );
+    expect(up.exitCode).not.toBe(0);
+    expect(up.stdout).toMatch(/^DONE {2}prepare-linux/m);
+    // kubeadm init's output is no_log (it carries the join token): the step failed; the node says why.
+    expect(up.stdout).toContain('FAILED init-control-plane lab-01: kubeadm init on the first controller');
+    const again = await onLabHost(
+      lab,
+      lab.hosts[0]!,
+      'kubeadm init --config /etc/kubernetes/kubemix/kubeadm-config.yaml 2>&1 >/dev/null; true',
+    );
+    expect(again).toMatch(
+      /^error execution phase wait-control-plane: cannot obtain client without bootstrap: could not bootstrap the admin user in file admin\.conf: unable to create ClusterRoleBinding: Post "https:\/\/[\d.]+:6443\/apis\/rbac\.authorization\.k8s\.io\/v1\/clusterrolebindings\?timeout=10s": dial tcp [\d.]+:6443: connect: connection refused\n/m,
+    );
+    expect(await onLabHost(lab, lab.hosts[0]!, 'cat /etc/containerd/config.toml')).toContain(
+      'sandbox_image = "registry.k8s.io/pause:3.10"',
+    );
+    // The only internet attempts: containerd asking the registry for the sandbox image (once per init).
+    expect((await hostState(0)).network).toEqual([
+      'containerd https://registry.k8s.io/v2/pause/manifests/3.10',
+      'containerd https://registry.k8s.io/v2/pause/manifests/3.10',
+    ]);
+    expect(await lab.cluster.cluster()).toBeUndefined();
+  }, 400_000);
+
+  it("with today's template init-control-plane succeeds without any internet attempt", async () => {
+    const spec = await offlineSpec('current-template', 1);
+    const up = await kubemix([
+      'up',
+      spec,
+      '--cluster-dir',
+      join(dirname(spec), 'current-cluster'),
+      '--stop-before',
+      'install-flannel',
+    ]);
+    expect(up.stderr, up.stdout.slice(-3000)).toBe('');
+    expect(up.exitCode).toBe(0);
+    expect(up.stdout).toMatch(/^DONE {2}init-control-plane/m);
+    expect((await hostState(1)).network ?? []).toEqual([]);
+    expect((await lab.cluster.nodes()).map((n) => n.metadata.name)).toEqual(['lab-02']);
+  }, 400_000);
+});
