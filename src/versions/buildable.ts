@@ -56,6 +56,17 @@ export function buildableVersion(input: BuildableInput): BuildableVersion {
         `is empty: Kubernetes ${minor} needs containerd's minimum versions (containerd RELEASES.md, "Kubernetes Support")`,
       ),
     );
+  // kubemix writes containerd's configuration version 3 (containerd-config.toml.j2), which only
+  // containerd 2.x reads: a row (a spec's override) that admits a 1.x branch would let a node's
+  // distribution package through to a containerd that refuses its configuration.
+  const oneX = (minimums ?? '').split(/\s+/).filter((m) => /^1\./.test(m));
+  if (oneX.length > 0)
+    issues.push(
+      issue(
+        ['versions', minimumEntry],
+        `admits containerd ${oneX.join(', ')}: kubemix configures containerd with configuration version 3, which containerd 1.x cannot read`,
+      ),
+    );
   // The pinned containerd releases (Linux nodes whose distribution's is too old, every Windows
   // node) must meet it too; a distribution's own containerd is checked on the node.
   for (const entry of ['containerd-linux', 'containerd'] as const) {

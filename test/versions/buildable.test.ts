@@ -131,4 +131,15 @@ describe('the Kubernetes versions kubemix builds', () => {
     for (const newer of ['v0.28.9', 'v0.29.0', 'v1.0.0'])
       expect(check('1.37.2', { flannel: `ghcr.io/flannel-io/flannel:${newer}` }).issues).toEqual([]);
   });
+
+  it('refuses a containerd minimum that admits containerd 1.x, which cannot read the configuration kubemix writes', () => {
+    expect(check('1.36.4', { 'containerd-minimum-1.36': '2.3.0 2.2.0 1.7.28' }).issues).toEqual([
+      {
+        file: 'spec.yaml',
+        path: 'versions.containerd-minimum-1.36',
+        message:
+          'admits containerd 1.7.28: kubemix configures containerd with configuration version 3, which containerd 1.x cannot read',
+      },
+    ]);
+  });
 });
