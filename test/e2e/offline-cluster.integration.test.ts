@@ -1,21 +1,14 @@
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { parse, stringify } from 'yaml';
-import {
-  buildAptRepository,
-  kubernetesRepositoryPackages,
-  newestTestVersion,
-} from '../../fixtures/artifacts/apt-repository.js';
-import { fillArtifactsDir } from '../../fixtures/artifacts/offline-fixtures.js';
+import { newestTestVersion } from '../../fixtures/artifacts/apt-repository.js';
+import { type OfflineMirror, startOfflineMirror } from '../../fixtures/artifacts/offline-mirror.js';
 import { type MixedClusterLab, startMixedClusterLab } from '../../fixtures/cluster-lab/mixed-lab.js';
 import type { HostState } from '../../fixtures/lab/standins/runtime.js';
 import { normalizeImageRef } from '../../fixtures/lab/standins/tools/image-archive.js';
 import { type LabStaticRelease, makeStaticRelease } from '../../fixtures/lab/static-release.js';
-import { windowsFlannelRelease } from '../../fixtures/lab/windows-flannel-release.js';
 import { offlineHostInfo } from '../../fixtures/windows-sim/cluster-commands-offline.js';
 import { type Artifact, loadArtifactsFile, renderArtifacts } from '../../src/artifacts/index.js';
 import { loadClusterContext } from '../../src/cli/cluster-context.js';
@@ -34,7 +27,7 @@ import { kubemix, tempClusterDir } from './helpers.js';
 // directory, a lab-made tarball pinned by its SHA-256 through the spec's `versions:`).
 let lab: MixedClusterLab;
 let release: LabStaticRelease;
-let mirror: Server;
+let mirror: OfflineMirror;
 let spec: string;
 let clusterDir: string;
 let list: Artifact[];
@@ -104,56 +97,15 @@ beforeAll(async () => {
   await writeFile(spec, stringify(doc));
   clusterDir = join(await tempClusterDir(), 'cluster');
 
-  // A loopback mirror with every file (tiny real .debs, image archives, marked Windows files),
-  // served as <base>/<host>/<path> for the downloads; the image archives are placed by hand.
+  // A loopback mirror with every file (fixtures/artifacts/offline-mirror.ts); the image archives
+  // are placed in the artifacts directory by hand, as README says.
   const context = await loadClusterContext(spec, {});
   list = renderArtifacts(loadArtifactsFile(), context.upPlan().vars);
-  const source = await fillArtifactsDir(join(dirname(spec), 'mirror-files'), list);
-  for (const [file, bytes] of Object.entries(release.files)) await writeFile(join(source, file), bytes);
-  const byPath = new Map(
-    list
-      .filter((a) => a.url)
-      .map((a) => [`/${new URL(a.url!).host}${decodeURIComponent(new URL(a.url!).pathname)}`, a]),
-  );
-  // pkgs.k8s.io's repository as a flat repository: its index decides the .debs' files.
-  const repositoryFiles = new Map<string, string>();
-  for (const { repository, packages } of kubernetesRepositoryPackages(list))
-    for (const [path, file] of await buildAptRepository({
-      dir: join(dirname(spec), 'mirror-repository'),
-      repository,
-      packages,
-    }))
-      repositoryFiles.set(path, file);
-  // The publishers' digest files beside the Windows flannel downloads, as the lab's release has them.
-  const flannelRelease = windowsFlannelRelease(loadVersions());
-  mirror = createServer(async (req, res) => {
-    const path = decodeURIComponent(req.url ?? '');
-    const repositoryFile = repositoryFiles.get(path);
-    if (repositoryFile) {
-      res.writeHead(200).end(await readFile(repositoryFile));
-      return;
-    }
-    const artifact = byPath.get(path);
-    const digestFile = flannelRelease.get(`https:/${path}`);
-    if (!artifact && digestFile !== undefined && /\.sha(256|512)$/.test(path)) {
-      res.writeHead(200).end(digestFile);
-      return;
-    }
-    if (!artifact) {
-      res.writeHead(404).end();
-      return;
-    }
-    res.writeHead(200).end(await readFile(join(source, artifact.file)));
-  });
-  await new Promise<void>((r) => mirror.listen(0, '127.0.0.1', r));
   const artifactsDir = join(dirname(spec), 'artifacts');
-  await mkdir(artifactsDir, { recursive: true });
-  for (const a of list.filter((x) => x.kind === 'image'))
-    await writeFile(join(artifactsDir, a.file), await readFile(join(source, a.file)));
+  mirror = await startOfflineMirror({ list, work: dirname(spec), artifactsDir, files: release.files });
   const quiet = vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
   try {
-    const base = `http://127.0.0.1:${(mirror.address() as AddressInfo).port}`;
-    expect(await artifactsCommand([spec, '--dir', artifactsDir, '--url-base', base])).toBe(0);
+    expect(await artifactsCommand([spec, '--dir', artifactsDir, '--url-base', mirror.base])).toBe(0);
     expect(await artifactsCommand([spec, '--dir', artifactsDir, '--check'])).toBe(0);
   } finally {
     quiet.mockRestore();
@@ -163,7 +115,7 @@ beforeAll(async () => {
 afterAll(async () => {
   if (clusterDir && lab && (await lab.linux.cluster.cluster()))
     await kubemix(['down', spec, '--cluster-dir', clusterDir]);
-  await new Promise((r) => (mirror ? mirror.close(r) : r(undefined)));
+  await mirror?.close();
   await lab?.stop();
 });
 

@@ -1,12 +1,10 @@
 import { cp, mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { parse, stringify } from 'yaml';
-import { fillArtifactsDir } from '../../fixtures/artifacts/offline-fixtures.js';
+import { startOfflineMirror } from '../../fixtures/artifacts/offline-mirror.js';
 import { writeLabSpec } from '../../fixtures/cluster-lab/lab-spec.js';
 import { type ClusterLab, startClusterLab } from '../../fixtures/lab/cluster-lab.js';
 import type { HostState } from '../../fixtures/lab/standins/runtime.js';
@@ -53,7 +51,6 @@ const OLD_TEMPLATE = `version = 2
 
 let lab: ClusterLab;
 let work: string;
-let mirror: Server;
 let release: LabStaticRelease;
 /** The built CLI with the old containerd template in its playbooks. */
 let oldCli: string;
@@ -99,32 +96,14 @@ beforeAll(async () => {
   // The artifacts directory, filled as a user fills it (offline-cluster.integration.test.ts).
   const spec = await offlineSpec('probe', 0);
   const list = renderArtifacts(loadArtifactsFile(), (await loadClusterContext(spec, {})).upPlan().vars);
-  const source = await fillArtifactsDir(join(work, 'mirror-files'), list);
-  for (const [file, bytes] of Object.entries(release.files)) await writeFile(join(source, file), bytes);
-  const byPath = new Map(
-    list
-      .filter((a) => a.url)
-      .map((a) => [`/${new URL(a.url!).host}${decodeURIComponent(new URL(a.url!).pathname)}`, a]),
-  );
-  mirror = createServer(async (req, res) => {
-    const artifact = byPath.get(decodeURIComponent(req.url ?? ''));
-    if (!artifact) {
-      res.writeHead(404).end();
-      return;
-    }
-    res.writeHead(200).end(await readFile(join(source, artifact.file)));
-  });
-  await new Promise<void>((r) => mirror.listen(0, '127.0.0.1', r));
   const artifactsDir = join(work, 'artifacts');
-  await mkdir(artifactsDir, { recursive: true });
-  for (const a of list.filter((x) => x.kind === 'image'))
-    await writeFile(join(artifactsDir, a.file), await readFile(join(source, a.file)));
+  const mirror = await startOfflineMirror({ list, work, artifactsDir, files: release.files });
   const quiet = vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
   try {
-    const base = `http://127.0.0.1:${(mirror.address() as AddressInfo).port}`;
-    expect(await artifactsCommand([spec, '--dir', artifactsDir, '--url-base', base])).toBe(0);
+    expect(await artifactsCommand([spec, '--dir', artifactsDir, '--url-base', mirror.base])).toBe(0);
   } finally {
     quiet.mockRestore();
+    await mirror.close();
   }
 
   // kubemix's built CLI finds its playbooks beside dist/: a copy with the old template.
@@ -138,7 +117,6 @@ beforeAll(async () => {
 }, 300_000);
 
 afterAll(async () => {
-  await new Promise((r) => (mirror ? mirror.close(r) : r(undefined)));
   await lab?.stop();
 });
 

@@ -7,13 +7,13 @@ import { DEFAULT_KUBERNETES, OLDEST_TESTED_KUBERNETES } from '../helpers/kuberne
 import { kubemix, tempClusterDir } from './helpers.js';
 
 // `kubemix up` at the default Kubernetes version, `down`, then `up` at the oldest supported minor
-// with the SAME Windows host, as a user who rebuilds a lab at another version: the Windows node must
-// run the older kubelet (the version-skew policy forbids a kubelet newer than the API server).
-// What `down` leaves installed on it (kubelet.exe, kubeadm.exe, the kubelet service, as kubeadm
-// reset leaves packages on Linux) must not survive into the older cluster: prepare-windows asks the
-// programs their release (fixtures/windows-sim models PrepareNode.ps1's second run). The second
-// cluster's controller is another Linux lab host: the first one's kubelet packages are held at the
-// newer release, which prepare-linux does not downgrade (not this test's subject).
+// on the SAME hosts, as a user who rebuilds a lab at another version: every node must run the
+// older kubelet (the version-skew policy forbids a kubelet newer than the API server). What `down`
+// leaves installed (kubelet.exe, kubeadm.exe and the kubelet service on Windows; the held kubelet,
+// kubeadm and kubectl packages on Linux, as kubeadm reset leaves them) must not survive into the
+// older cluster: prepare-windows asks the programs their release (fixtures/windows-sim models
+// PrepareNode.ps1's second run), prepare-linux installs the older packages over the held ones
+// (the lab's apt-get refuses a downgrade and a held package's change under -y unless told, as apt does).
 let lab: MixedClusterLab;
 let dir: string;
 
@@ -73,7 +73,7 @@ describe('rebuilding on the same Windows host at an older Kubernetes version', (
     const down = await kubemix(['down', newer, '--cluster-dir', clusterDir]);
     expect(down.exitCode, down.stderr).toBe(0);
 
-    const older = await specAt(OLDEST_TESTED_KUBERNETES, 'lab-02');
+    const older = await specAt(OLDEST_TESTED_KUBERNETES, 'lab-01');
     const second = await kubemix([
       'up',
       older,
@@ -85,7 +85,7 @@ describe('rebuilding on the same Windows host at an older Kubernetes version', (
     expect(second.stderr).toBe('');
     expect(second.exitCode).toBe(0);
     expect(await kubeletVersions()).toEqual({
-      'lab-02': `v${OLDEST_TESTED_KUBERNETES}`,
+      'lab-01': `v${OLDEST_TESTED_KUBERNETES}`,
       'win-01': `v${OLDEST_TESTED_KUBERNETES}`,
     });
     expect((await kubemix(['down', older, '--cluster-dir', clusterDir])).exitCode).toBe(0);

@@ -78,6 +78,34 @@ describe('package on a Debian 13 lab host', () => {
   });
 });
 
+describe('package: downgrades and held packages, as apt-get -y treats them', () => {
+  it('refuses to downgrade or change a held package unless told, then does both', async () => {
+    // pkgs.k8s.io's repository for the lab host, as prepare-linux configures it.
+    const repo = 'https://pkgs.k8s.io/core:/stable:/v1.37/deb/';
+    const setup = await host.exec({
+      command: `mkdir -p /etc/apt/keyrings && curl -fsSL ${repo}Release.key | gpg --dearmor -o /etc/apt/keyrings/kubernetes-apt-keyring.gpg && echo 'deb [signed-by=/etc/apt/keyrings/kubernetes-apt-keyring.gpg] ${repo} /' > /etc/apt/sources.list.d/kubernetes.list && apt-get update -q`,
+    });
+    expect(setup.exitCode, setup.stderr).toBe(0);
+    expect(await task('- package: { name: "kubectl=1.37.2-1.1" }')).toMatchObject({ status: 'changed' });
+    expect((await host.exec({ command: 'apt-mark hold kubectl' })).exitCode).toBe(0);
+
+    const down = await task('- package: { name: "kubectl=1.37.1-1.1" }');
+    expect(down.status).toBe('failed');
+    // apt checks the downgrade before the hold (apt-private/private-install.cc, apt 2.6.1 lines 218-229).
+    expect(down.msg).toContain('E: Packages were downgraded and -y was used without --allow-downgrades.');
+    const held = await task('- package: { name: "kubectl=1.37.1-1.1", allow_downgrade: true }');
+    expect(held.msg).toContain(
+      'E: Held packages were changed and -y was used without --allow-change-held-packages.',
+    );
+    expect(await installed('kubectl')).toBe('1.37.2-1.1');
+    const both = await task(
+      '- package: { name: "kubectl=1.37.1-1.1", allow_downgrade: true, allow_change_held_packages: true }',
+    );
+    expect(both.status).toBe('changed');
+    expect(await installed('kubectl')).toBe('1.37.1-1.1');
+  });
+});
+
 describe('service on a lab host with containerd installed', () => {
   it('stops, starts and restarts only when needed, and enables and disables', async () => {
     expect(await task('- package: { name: containerd }')).toMatchObject({ status: 'changed' });

@@ -75,6 +75,8 @@ describe('package arguments', () => {
       names: ['curl', 'jq'],
       state: 'present',
       updateCache: false,
+      allowDowngrade: false,
+      allowChangeHeldPackages: false,
     });
   });
 });

@@ -66,21 +66,29 @@ export async function labPlanVars(lab: ClusterLab, controllers: string[]): Promi
     ...network,
     cluster_name: 'lab',
     cluster_dir: await testTempDir('cluster-dir'),
-    ...kubernetesVersionVars(
-      network.versions['kubernetes']!,
-      buildableVersion({
-        kubernetesVersion: network.versions['kubernetes']!,
-        path: ['versions', 'kubernetes'],
-        versions: network.versions,
-        kubeadmImagesByMinor: loadArtifactsFile()['kubeadm-images'],
-        issue: (path, message) => ({ file: 'lab', path: path.join('.'), message }),
-      }).kubeadmImages,
-    ),
+    ...versionVars(network.versions['kubernetes']!),
     control_plane_endpoint: `${first.address}:6443`,
     first_controller: first.name,
     controller_count: controllers.length,
     fstab_path: LAB_FSTAB,
   };
+}
+
+/**
+ * The plan vars of a Kubernetes version as the plan makes them (src/plan kubernetesVersionVars):
+ * the package repository and version, kubeadm's images and the sandbox image of every containerd.
+ */
+export function versionVars(version: string): Record<string, unknown> {
+  return kubernetesVersionVars(
+    version,
+    buildableVersion({
+      kubernetesVersion: version,
+      path: ['versions', 'kubernetes'],
+      versions: loadVersions(),
+      kubeadmImagesByMinor: loadArtifactsFile()['kubeadm-images'],
+      issue: (path, message) => ({ file: 'lab', path: path.join('.'), message }),
+    }).kubeadmImages,
+  );
 }
 
 /** One play: a cluster task file run on some hosts, with extra play vars. */

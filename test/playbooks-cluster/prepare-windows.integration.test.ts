@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import type { ClusterState } from '../../fixtures/lab/cluster-state.js';
 import { registerClusterCommands } from '../../fixtures/windows-sim/cluster-commands.js';
+import { windowsSandboxImage } from '../../fixtures/windows-sim/containerd-sandbox.js';
 import { startWindowsLab, type WindowsLab } from '../../fixtures/windows-sim/lab.js';
 import { createTransport } from '../../src/executor/create-transport.js';
 import { windowsWorkload } from '../../src/manifests/index.js';
@@ -13,7 +14,7 @@ import { loadVersions } from '../../src/versions/versions.js';
 import { DEFAULT_KUBERNETES, OLDEST_TESTED_KUBERNETES } from '../helpers/kubernetes-test-versions.js';
 import { testTempDir } from '../helpers/temp.js';
 import { initialisedState } from '../lab/helpers.js';
-import { CLUSTER_PLAYBOOKS } from './helpers.js';
+import { CLUSTER_PLAYBOOKS, versionVars } from './helpers.js';
 
 // prepare-windows on simulated Windows hosts that were prepared before, with the real runner over
 // WinRM: it must leave the release it is asked for and repair a run that stopped half-way, which
@@ -78,7 +79,7 @@ async function play(
 function prepare(host: string, kubernetesVersion: string, versions: Record<string, string> = {}) {
   return play(host, 'prepare-windows.yml', {
     versions: { ...VERSIONS, ...versions },
-    kubernetes_version: kubernetesVersion,
+    ...versionVars(kubernetesVersion),
     windows_workload_by_node: { [host]: windowsWorkload('2022') },
   });
 }
@@ -208,8 +209,16 @@ describe('prepare-windows on a node that was prepared before', () => {
   it('runs neither script again when the node has what it needs', async () => {
     const first = await prepare('win-again', DEFAULT_KUBERNETES);
     expect(failed(first), first.log.slice(-3000)).toEqual([]);
+    // containerd's sandbox image is kubeadm's for the version (what offline mode imports), read by
+    // the simulated containerd from the configuration prepare-windows left.
+    const sandbox = versionVars(DEFAULT_KUBERNETES)['sandbox_image'];
+    expect(sandbox).toMatch(/^registry\.k8s\.io\/pause:/);
+    expect(windowsSandboxImage(lab.simulator.hosts.get('win-again')!)).toBe(sandbox);
+    expect(status(first, 'Restart containerd for its new configuration')).toBe('changed');
     const again = await prepare('win-again', DEFAULT_KUBERNETES);
     expect(failed(again), again.log.slice(-3000)).toEqual([]);
+    expect(status(again, 'containerd configuration (kubeadm\'s sandbox image, the CNI paths)')).toBe('ok');
+    expect(status(again, 'Restart containerd for its new configuration')).toBe('skipped');
     expect(
       [
         'Remove the containerd service of another release or a half-finished install',

@@ -7,6 +7,10 @@ export interface PackageArgs {
   names: string[];
   state: 'present' | 'absent' | 'latest';
   updateCache: boolean;
+  /** apt: install an older version than the installed one (ansible.builtin.apt `allow_downgrade`). */
+  allowDowngrade: boolean;
+  /** apt: change a package on hold (ansible.builtin.apt `allow_change_held_packages`). */
+  allowChangeHeldPackages: boolean;
 }
 
 /**
@@ -38,10 +42,12 @@ export function packageScript(args: PackageArgs, check: boolean): string {
         : '! installed "$p" || upgradable "$p"';
   lines.push(`for p in ${names}; do if ${test}; then todo="$todo $p"; fi; done`, 'echo "__KMX_TODO__$todo"');
   if (!check) {
+    // apt-get -y refuses a downgrade or a held package's change unless told (apt-private/private-install.cc).
+    const aptAllow = `${args.allowDowngrade ? ' --allow-downgrades' : ''}${args.allowChangeHeldPackages ? ' --allow-change-held-packages' : ''}`;
     const action =
       args.state === 'absent'
         ? 'if [ "$mgr" = apt ]; then apt-get remove -y -q $todo; else dnf remove -y -q $todo; fi'
-        : 'if [ "$mgr" = apt ]; then apt-get install -y -q --no-install-recommends $todo; else dnf install -y -q $todo; fi';
+        : `if [ "$mgr" = apt ]; then apt-get install -y -q --no-install-recommends${aptAllow} $todo; else dnf install -y -q $todo; fi`;
     lines.push(`if [ -n "$todo" ]; then ${action}; fi`);
   }
   return lines.join('\n');
@@ -52,7 +58,15 @@ export const packageModule: Module<PackageArgs> = {
   name: 'package',
   os: 'linux',
   parseArgs(raw: RawArgs) {
-    rejectUnknown('package', raw, ['name', 'pkg', 'state', 'update_cache', 'use']);
+    rejectUnknown('package', raw, [
+      'name',
+      'pkg',
+      'state',
+      'update_cache',
+      'use',
+      'allow_downgrade',
+      'allow_change_held_packages',
+    ]);
     const names = stringList('package', { name: raw['name'] ?? raw['pkg'] }, 'name');
     if (!names || names.length === 0) throw new TypeError('package: "name" is required');
     for (const name of names)
@@ -63,6 +77,8 @@ export const packageModule: Module<PackageArgs> = {
       names,
       state: oneOf('package', { state }, 'state', ['present', 'absent', 'latest'] as const, 'present'),
       updateCache: optionalBool('package', raw, 'update_cache') ?? false,
+      allowDowngrade: optionalBool('package', raw, 'allow_downgrade') ?? false,
+      allowChangeHeldPackages: optionalBool('package', raw, 'allow_change_held_packages') ?? false,
     };
   },
   *run(args, context) {
