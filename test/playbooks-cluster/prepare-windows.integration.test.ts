@@ -217,7 +217,7 @@ describe('prepare-windows on a node that was prepared before', () => {
     expect(status(first, 'Restart containerd for its new configuration')).toBe('changed');
     const again = await prepare('win-again', DEFAULT_KUBERNETES);
     expect(failed(again), again.log.slice(-3000)).toEqual([]);
-    expect(status(again, 'containerd configuration (kubeadm\'s sandbox image, the CNI paths)')).toBe('ok');
+    expect(status(again, "containerd configuration (kubeadm's sandbox image, the CNI paths)")).toBe('ok');
     expect(status(again, 'Restart containerd for its new configuration')).toBe('skipped');
     expect(
       [

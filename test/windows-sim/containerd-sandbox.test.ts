@@ -65,9 +65,8 @@ describe("a Windows node's containerd sandbox image", () => {
     for (const manifest of ['kube-flannel', 'kube-flannel-windows', 'kube-proxy-windows'] as const)
       for (const o of renderManifestObjects(manifest, labManifestVars())) await state.applyObject(o);
     const node = await state.getObject('Node', undefined, 'win-sandbox');
-    const ready = (node?.['status'] as { conditions: { type: string; status: string }[] }).conditions.find(
-      (c) => c.type === 'Ready',
-    );
+    const status = node?.['status'] as { conditions: { type: string; status: string }[] } | undefined;
+    const ready = status?.conditions.find((c) => c.type === 'Ready');
     expect(ready?.status).toBe('False');
     const onNode = (await state.pods()).filter(
       (p) => (p['spec'] as { nodeName?: string }).nodeName === 'win-sandbox',
