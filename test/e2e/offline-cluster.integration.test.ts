@@ -4,7 +4,11 @@ import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { newestTestVersion } from '../../fixtures/artifacts/apt-repository.js';
-import { type OfflineMirror, startOfflineMirror } from '../../fixtures/artifacts/offline-mirror.js';
+import {
+  type OfflineMirror,
+  offlineSpecDocument,
+  startOfflineMirror,
+} from '../../fixtures/artifacts/offline-mirror.js';
 import { type MixedClusterLab, startMixedClusterLab } from '../../fixtures/cluster-lab/mixed-lab.js';
 import type { HostState } from '../../fixtures/lab/standins/runtime.js';
 import { normalizeImageRef } from '../../fixtures/lab/standins/tools/image-archive.js';
@@ -77,24 +81,10 @@ beforeAll(async () => {
   // The spec a user would write: the lab's, plus the artifacts directory (relative to the spec).
   // Debian's containerd/runc versions move so the mirror's test packages need no pinned digest.
   const doc = parse(await readFile(lab.specPath, 'utf8')) as Record<string, unknown>;
-  doc['artifacts'] = { dir: 'artifacts' };
-  // Lab hosts share this machine's /var/cache: the node copies go to a directory private to each host.
-  doc['vars'] = {
-    ...(doc['vars'] as Record<string, unknown>),
-    artifacts_node_dir: '/var/lib/kubemix-lab/artifacts',
-  };
   const pinned = loadVersions();
   release = makeStaticRelease({ containerd: pinned['containerd-linux']!, runc: pinned['runc-linux']! });
-  // Lab-made Debian 13 packages: other revisions, no digest (trust on first download).
-  doc['versions'] = {
-    'debian-13-containerd': '1.7.24~ds1-6+lab1',
-    'debian-13-containerd-sha256': '',
-    'debian-13-runc': '1.1.15+ds1-2+lab1',
-    'debian-13-runc-sha256': '',
-    ...release.versions,
-  };
   spec = join(dirname(lab.specPath), 'offline-lab.yaml');
-  await writeFile(spec, stringify(doc));
+  await writeFile(spec, stringify(offlineSpecDocument(doc, release.versions)));
   clusterDir = join(await tempClusterDir(), 'cluster');
 
   // A loopback mirror with every file (fixtures/artifacts/offline-mirror.ts); the image archives

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { parse, stringify } from 'yaml';
-import { startOfflineMirror } from '../../fixtures/artifacts/offline-mirror.js';
+import { offlineSpecDocument, startOfflineMirror } from '../../fixtures/artifacts/offline-mirror.js';
 import { writeLabSpec } from '../../fixtures/cluster-lab/lab-spec.js';
 import { type ClusterLab, startClusterLab } from '../../fixtures/lab/cluster-lab.js';
 import type { HostState } from '../../fixtures/lab/standins/runtime.js';
@@ -13,6 +13,7 @@ import { loadArtifactsFile, renderArtifacts } from '../../src/artifacts/index.js
 import { loadClusterContext } from '../../src/cli/cluster-context.js';
 import { artifactsCommand } from '../../src/cli/commands/artifacts.js';
 import { loadVersions } from '../../src/versions/versions.js';
+import { OLD_CONTAINERD_TEMPLATE } from '../helpers/old-containerd-template.js';
 import { testTempDir } from '../helpers/temp.js';
 import { kubemix, onLabHost } from './helpers.js';
 
@@ -23,31 +24,6 @@ import { kubemix, onLabHost } from './helpers.js';
 // mode never carried: its `up` must fail at init-control-plane; today's must get past it.
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
-
-/** playbooks/templates/linux/containerd-config.toml.j2 before commit 941b47b (`git show 941b47b^:...`). */
-const OLD_TEMPLATE = `version = 2
-
-[grpc]
-  address = "/run/containerd/containerd.sock"
-
-[plugins]
-  [plugins."io.containerd.grpc.v1.cri"]
-    sandbox_image = "{{ containerd_sandbox_image | default('registry.k8s.io/pause:3.10') }}"
-
-    [plugins."io.containerd.grpc.v1.cri".cni]
-      bin_dir = "/opt/cni/bin"
-      conf_dir = "/etc/cni/net.d"
-
-    [plugins."io.containerd.grpc.v1.cri".containerd]
-      default_runtime_name = "runc"
-      snapshotter = "overlayfs"
-
-      [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]
-        runtime_type = "io.containerd.runc.v2"
-
-        [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]
-          SystemdCgroup = true
-`;
 
 let lab: ClusterLab;
 let work: string;
@@ -65,20 +41,7 @@ async function offlineSpec(name: string, host: number): Promise<string> {
     privateKeyPath: lab.privateKeyPath,
   });
   const doc = parse(await readFile(path, 'utf8')) as Record<string, unknown>;
-  doc['artifacts'] = { dir: 'artifacts' };
-  // Lab hosts share this machine's /var/cache: the node copies go to a directory private to each host.
-  doc['vars'] = {
-    ...(doc['vars'] as Record<string, unknown>),
-    artifacts_node_dir: '/var/lib/kubemix-lab/artifacts',
-  };
-  doc['versions'] = {
-    'debian-13-containerd': '1.7.24~ds1-6+lab1',
-    'debian-13-containerd-sha256': '',
-    'debian-13-runc': '1.1.15+ds1-2+lab1',
-    'debian-13-runc-sha256': '',
-    ...release.versions,
-  };
-  await writeFile(path, stringify(doc));
+  await writeFile(path, stringify(offlineSpecDocument(doc, release.versions)));
   return path;
 }
 
@@ -112,7 +75,7 @@ beforeAll(async () => {
   for (const entry of ['dist', 'playbooks', 'package.json'])
     await cp(join(repoRoot, entry), join(copy, entry), { recursive: true });
   await symlink(join(repoRoot, 'node_modules'), join(copy, 'node_modules'));
-  await writeFile(join(copy, 'playbooks/templates/linux/containerd-config.toml.j2'), OLD_TEMPLATE);
+  await writeFile(join(copy, 'playbooks/templates/linux/containerd-config.toml.j2'), OLD_CONTAINERD_TEMPLATE);
   oldCli = join(copy, 'dist/src/cli/main.js');
 }, 300_000);
 

@@ -11,6 +11,7 @@ import { manifestImages } from '../../src/manifests/index.js';
 import { kubernetesVersionVars } from '../../src/plan/index.js';
 import { renderString } from '../../src/template/render.js';
 import { loadVersions } from '../../src/versions/versions.js';
+import { OLD_CONTAINERD_TEMPLATE } from '../helpers/old-containerd-template.js';
 import { testTempDir } from '../helpers/temp.js';
 import { type FakeHost, fakeHost } from './helpers.js';
 
@@ -24,34 +25,6 @@ const PACKAGE = `${VERSION}-1.1`;
 const KUBEADM = kubeadmRelease(VERSION);
 const KUBEADM_PAUSE = `registry.k8s.io/pause:${KUBEADM.pause}`;
 const CONTAINERD = loadVersions()['containerd-linux']!;
-
-/**
- * playbooks/templates/linux/containerd-config.toml.j2 as it was before commit 941b47b (`git show
- * 941b47b^:...`): containerd configuration version 2 and a fixed sandbox image.
- */
-const OLD_TEMPLATE = `version = 2
-
-[grpc]
-  address = "/run/containerd/containerd.sock"
-
-[plugins]
-  [plugins."io.containerd.grpc.v1.cri"]
-    sandbox_image = "{{ containerd_sandbox_image | default('registry.k8s.io/pause:3.10') }}"
-
-    [plugins."io.containerd.grpc.v1.cri".cni]
-      bin_dir = "/opt/cni/bin"
-      conf_dir = "/etc/cni/net.d"
-
-    [plugins."io.containerd.grpc.v1.cri".containerd]
-      default_runtime_name = "runc"
-      snapshotter = "overlayfs"
-
-      [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]
-        runtime_type = "io.containerd.runc.v2"
-
-        [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]
-          SystemdCgroup = true
-`;
 
 /** The current template rendered with the plan's vars for VERSION, as prepare-linux writes it. */
 async function currentConfig(): Promise<string> {
@@ -67,7 +40,7 @@ async function currentConfig(): Promise<string> {
 function productImages(list: ArtifactsFile = loadArtifactsFile()): string[] {
   const versions = loadVersions();
   return renderArtifacts(list, {
-    kubernetes_version: VERSION,
+    ...kubernetesVersionVars(VERSION, undefined),
     versions,
     images: manifestImages(versions, VERSION),
   })
@@ -285,7 +258,9 @@ describe('kubeadm init: the ImagePull preflight', () => {
     );
     await debian.run('kubeadm', ['reset', '-f']);
     // containerd 2.x's status has no sandboxImage: kubeadm says nothing, even when they differ.
-    const release = await host(stateDir, 'cp2', '10.9.0.3', { config: renderString(OLD_TEMPLATE, {}) });
+    const release = await host(stateDir, 'cp2', '10.9.0.3', {
+      config: renderString(OLD_CONTAINERD_TEMPLATE, {}),
+    });
     const silent = await init(release, 'cp2', '10.9.0.3');
     expect(silent.stderr).toBe('');
     expect((await hostState(release)).network).toContain(
@@ -301,7 +276,7 @@ describe('offline: the sandbox image containerd is configured with must be there
     const old = await host(stateDir, 'cp1', '10.9.0.2', {
       offline: true,
       images,
-      config: renderString(OLD_TEMPLATE, {}),
+      config: renderString(OLD_CONTAINERD_TEMPLATE, {}),
     });
     const failed = await init(old, 'cp1', '10.9.0.2');
     expect(failed.code).toBe(1);
@@ -332,7 +307,7 @@ describe('offline: the sandbox image containerd is configured with must be there
     expect((await init(cp, 'cp1', '10.9.0.2')).stderr).toBe('');
     const w = await host(stateDir, 'w1', '10.9.0.3', {
       offline: true,
-      config: renderString(OLD_TEMPLATE, {}),
+      config: renderString(OLD_CONTAINERD_TEMPLATE, {}),
     });
     const printed = await cp.run('kubeadm', [
       'token',
