@@ -172,6 +172,35 @@ describe('lab reachability: a healthy mixed cluster', () => {
   });
 });
 
+describe('lab reachability: netexec between Linux and Windows pods', () => {
+  /** netexec /dial on the Linux client pod, sent from cp1, to a Windows pod's port 80. */
+  async function dialWindows(windowsVni: number) {
+    const cluster = await mixedCluster({ windows: 1, windowsVni });
+    const [client] = await cluster.pods('linux-netexec-client');
+    const [win] = await cluster.pods('win-webserver');
+    const url = `http://${podIp(client!)}:8080/dial?request=hostname&protocol=http&host=${podIp(win!)}&port=80&tries=1`;
+    return { win: win!, result: await cluster.state.reach({ from: { node: 'cp1' }, url }) };
+  }
+
+  it('a Linux pod reaches a Windows pod over the VXLAN; the page comes back escaped as Go JSON does', async () => {
+    const { win, result } = await dialWindows(4096);
+    expect(result).toMatchObject({
+      ok: true,
+      status: 200,
+      body: `{"responses":["\\u003chtml\\u003e\\u003cbody\\u003e\\u003ch1\\u003ewin-webserver\\u003c/h1\\u003e\\u003cp\\u003epod IP: ${podIp(win)}\\u003c/p\\u003e\\u003c/body\\u003e\\u003c/html\\u003e"]}`,
+    });
+  });
+
+  it('with the Windows VNI apart from the Linux one, the request times out inside netexec', async () => {
+    const { win, result } = await dialWindows(4097);
+    const ip = podIp(win);
+    expect(result).toMatchObject({
+      ok: true,
+      body: `{"errors":["Get \\"http://${ip}:80/hostname\\": dial tcp ${ip}:80: i/o timeout (Client.Timeout exceeded while awaiting headers)"]}`,
+    });
+  });
+});
+
 describe('lab reachability: each broken piece fails its checks for the right reason', () => {
   it('no Windows kube-proxy: the Service VIP from the Windows node and the NodePort fail', async () => {
     const cluster = await mixedCluster();

@@ -57,33 +57,55 @@ kmx_pods() {
   printf '%s\n' "$pods" | awk '$4 == "True" { print $1, $2, $3 }'
 }
 
-# Ready pods of app $2 into KMX_PODS, or a failed result for check $1 (returns 1).
-kmx_need_pods() {
-  if ! KMX_PODS=$(kmx_pods "$2" 2>&1); then
-    kmx_result "$1" false "kubectl get pods failed: $(kmx_first_line "$KMX_PODS")" "$K get pods -l app=$2"
-    return 1
+# $1 quoted for the shell.
+kmx_sq() { printf "'%s'" "$(printf '%s' "$1" | sed "s/'/'\\\\''/g")"; }
+
+# Assignments PREFIX_PODS (kmx_pods of app $2) and PREFIX_ERR (why there is none) for prefix $1.
+kmx_collect_pods() {
+  if pods=$(kmx_pods "$2" 2>&1); then
+    err=''
+    [ -n "$pods" ] || err="no Ready $2 pod"
+  else
+    err="kubectl get pods failed: $(kmx_first_line "$pods")" pods=''
   fi
-  if [ -z "$KMX_PODS" ]; then
-    kmx_result "$1" false "no Ready $2 pod" "$K get pods -l app=$2"
-    return 1
+  printf '%s_PODS=%s\n%s_ERR=%s\n' "$1" "$(kmx_sq "$pods")" "$1" "$(kmx_sq "$err")"
+}
+
+# Assignments PREFIX_SVC ("ClusterIP port nodePort" of Service $2) and PREFIX_ERR for prefix $1.
+kmx_collect_service() {
+  if svc=$($K get svc "$2" -o 'jsonpath={.spec.clusterIP} {.spec.ports[0].port} {.spec.ports[0].nodePort}' 2>&1 </dev/null); then
+    err=''
+  else
+    err="kubectl get svc failed: $(kmx_first_line "$svc")" svc=''
   fi
+  printf '%s_SVC=%s\n%s_ERR=%s\n' "$1" "$(kmx_sq "$svc")" "$1" "$(kmx_sq "$err")"
+}
+
+# The workloads' pods and Services, read once for all checks: the shell assignments verify.yml
+# writes to verify-state.sh, which every check sources after this file.
+kmx_collect() {
+  kmx_collect_pods KMX_L "$KMX_LINUX"
+  kmx_collect_pods KMX_C "$KMX_CLIENT"
+  kmx_collect_service KMX_LS "$KMX_LINUX"
+  [ -n "$KMX_WINDOWS" ] || return 0
+  kmx_collect_pods KMX_W "$KMX_WINDOWS"
+  kmx_collect_service KMX_WS "$KMX_WINDOWS"
 }
 
 # The pods a check needs: LPODS (the netexec endpoint pods) and CLIENT ("NAME IP NODE" of the
 # client pod), else a failed result for check $1 (returns 1); WPODS (win-webserver, when the
 # cluster has Windows workers), else WMISSING says why there are none (kmx_begin reports it).
 kmx_workloads() {
-  kmx_need_pods "$1" "$KMX_LINUX" || return 1
-  LPODS=$KMX_PODS
-  kmx_need_pods "$1" "$KMX_CLIENT" || return 1
-  CLIENT=$(printf '%s\n' "$KMX_PODS" | sed -n 1p)
-  WPODS='' WMISSING=''
-  [ -n "$KMX_WINDOWS" ] || return 0
-  if ! WPODS=$(kmx_pods "$KMX_WINDOWS" 2>&1); then
-    WMISSING="kubectl get pods failed: $(kmx_first_line "$WPODS")" WPODS=''
-  elif [ -z "$WPODS" ]; then
-    WMISSING="no Ready $KMX_WINDOWS pod"
-  fi
+  for role in L:"$KMX_LINUX" C:"$KMX_CLIENT"; do
+    eval "err=\$KMX_${role%%:*}_ERR"
+    if [ -n "$err" ]; then
+      kmx_result "$1" false "$err" "$K get pods -l app=${role#*:}"
+      return 1
+    fi
+  done
+  LPODS=$KMX_L_PODS
+  CLIENT=$(printf '%s\n' "$KMX_C_PODS" | sed -n 1p)
+  WPODS=${KMX_W_PODS:-} WMISSING=${KMX_W_ERR:-}
 }
 
 # Field $2 (1 name, 2 IP, 3 node) of pod line $1.
@@ -135,11 +157,12 @@ kmx_served_by() {
   printf '%s' "$1" | sed -n 's/.*pod IP: \([0-9A-Fa-f.:]*\).*/\1/p' | head -n 1
 }
 
-# ClusterIP, port and nodePort of Service $2 into KMX_VIP, KMX_PORT, KMX_NODEPORT, or a failed
-# result for check $1 (returns 1).
+# ClusterIP, port and nodePort of Service $2 (one of the workloads') into KMX_VIP, KMX_PORT,
+# KMX_NODEPORT, or a failed result for check $1 (returns 1).
 kmx_need_service() {
-  if ! svc=$($K get svc "$2" -o 'jsonpath={.spec.clusterIP} {.spec.ports[0].port} {.spec.ports[0].nodePort}' 2>&1 </dev/null); then
-    kmx_result "$1" false "kubectl get svc failed: $(kmx_first_line "$svc")" "$K get svc $2"
+  if [ "$2" = "$KMX_LINUX" ]; then svc=$KMX_LS_SVC err=$KMX_LS_ERR; else svc=$KMX_WS_SVC err=$KMX_WS_ERR; fi
+  if [ -n "$err" ]; then
+    kmx_result "$1" false "$err" "$K get svc $2"
     return 1
   fi
   set -- $svc
