@@ -158,7 +158,7 @@ describe('verify.yml on a lab cluster: 1 Linux controller + 1 Windows node', () 
       `curl -sS --max-time 10 'http://${client!.ip}:8080/dial?request=hostname&protocol=http&host=${win[0]!.ip}&port=80&tries=1'`,
     );
     expect(checks['pod-to-pod']!.command).toContain(
-      `-- powershell -NoProfile -Command "(Invoke-WebRequest -UseBasicParsing -Uri http://${endpoint!.ip}:8080/hostname).Content"`,
+      `-- powershell -NoProfile -Command "(Invoke-WebRequest -UseBasicParsing -Uri 'http://${endpoint!.ip}:8080/hostname').Content"`,
     );
     const spec = async (name: string) =>
       (await lab.cluster.getObject('Service', 'default', name))!['spec'] as {
@@ -180,6 +180,19 @@ describe('verify.yml on a lab cluster: 1 Linux controller + 1 Windows node', () 
     );
     // Each stored output is the check's single JSON line.
     expect(String(outputs['check_outbound'])).toMatch(/^\{"check": "outbound", "ok": true, .*\}$/);
+  });
+
+  it('takes the outbound URL literally: quoted for the shell and for PowerShell, its host and port for agnhost connect', async () => {
+    const url = "https://www.microsoft.com/?q=it's;Get-Process";
+    const { summary, results } = await runVerify(lab, { ...vars, verify_outbound_url: url });
+    expect(summary.status).toBe('succeeded');
+    const outbound = byName(results)['outbound']!;
+    expect(outbound.detail).toMatch(
+      /-> www\.microsoft\.com:443: connected; .* -> https:\/\/www\.microsoft\.com\/\?q=it's;Get-Process: HTTP 200$/,
+    );
+    expect(outbound.command).toContain(
+      `-- powershell -NoProfile -Command "(Invoke-WebRequest -UseBasicParsing -Uri 'https://www.microsoft.com/?q=it''s;Get-Process').StatusCode"`,
+    );
   });
 
   it('a Windows flannel VNI of 4097 breaks node-to-pod; the task fails naming the failed checks', async () => {

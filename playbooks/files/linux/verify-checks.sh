@@ -58,7 +58,7 @@ EOF
     first=$(printf '%s\n' "$WPODS" | sed -n 1p)
     wname=$(kmx_field "$first" 1) wnode=$(kmx_field "$first" 3)
     while read -r name ip node <&3; do
-      kmx_iwr "$wname" "http://$ip:$KMX_LPORT/hostname" Content
+      kmx_iwr "$wname" "'http://$ip:$KMX_LPORT/hostname'" Content
       label="$wname ($wnode) -> $name on $node ($ip)"
       if [ "$KMX_RC" -eq 0 ] && [ "$(echo $KMX_OUT)" = "$name" ]; then
         kmx_add true "$label: hostname $name" "$KMX_CMD"
@@ -75,7 +75,7 @@ EOF
       kmx_add false "need 2 Ready $KMX_WINDOWS pods, found $n" "$K get pods -l app=$KMX_WINDOWS"
     else
       last=$(printf '%s\n' "$WPODS" | sed -n '$p')
-      kmx_iwr "$wname" "http://$(kmx_field "$last" 2)"
+      kmx_iwr "$wname" "'http://$(kmx_field "$last" 2)'"
       kmx_add_iwr "$wname ($wnode) -> $(kmx_field "$last" 1) on $(kmx_field "$last" 3) ($(kmx_field "$last" 2))"
     fi
   fi
@@ -113,7 +113,7 @@ check_service_dns() {
   if [ -n "$WPODS" ]; then
     first=$(printf '%s\n' "$WPODS" | sed -n 1p)
     wname=$(kmx_field "$first" 1)
-    kmx_iwr "$wname" "http://$KMX_WINDOWS.default.svc.cluster.local"
+    kmx_iwr "$wname" "'http://$KMX_WINDOWS.default.svc.cluster.local'"
     kmx_add_iwr "$wname ($(kmx_field "$first" 3)) -> $KMX_WINDOWS.default.svc.cluster.local"
   fi
   kmx_result service-dns "$ok" "$detail" "$cmds"
@@ -158,13 +158,13 @@ EOF
   kmx_result nodeport "$ok" "$detail" "$cmds"
 }
 
-# An outside URL $1: a TCP connection from the Linux client (agnhost connect), an HTTP request
-# from the first Windows pod.
+# The outside URL KMX_OUTBOUND_URL: a TCP connection from the Linux client (agnhost connect), an
+# HTTP request from the first Windows pod.
 check_outbound() {
   kmx_workloads outbound || return 0
   kmx_begin
   cname=$(kmx_field "$CLIENT" 1) cnode=$(kmx_field "$CLIENT" 3)
-  hp=$(kmx_hostport "$1")
+  hp=$(kmx_hostport "$KMX_OUTBOUND_URL")
   KMX_CMD="$K exec $cname -- /agnhost connect $hp --timeout=${KMX_T}s"
   KMX_OUT=$(timeout 150 $K exec "$cname" -- /agnhost connect "$hp" "--timeout=${KMX_T}s" 2>&1 </dev/null)
   if [ $? -eq 0 ]; then
@@ -175,8 +175,8 @@ check_outbound() {
   if [ -n "$WPODS" ]; then
     first=$(printf '%s\n' "$WPODS" | sed -n 1p)
     wname=$(kmx_field "$first" 1)
-    kmx_iwr "$wname" "$1"
-    kmx_add_iwr "$wname ($(kmx_field "$first" 3)) -> $1"
+    kmx_iwr "$wname" "$KMX_OUTBOUND_PS"
+    kmx_add_iwr "$wname ($(kmx_field "$first" 3)) -> $KMX_OUTBOUND_URL"
   fi
   kmx_result outbound "$ok" "$detail" "$cmds"
 }

@@ -5,6 +5,8 @@
 #   KMX_CLIENT   the Linux client pod's Deployment and app label
 #   KMX_LPORT    netexec's HTTP port
 #   KMX_WINDOWS  the Windows workload's app label and Service (win-webserver), empty without Windows workers
+#   KMX_OUTBOUND_URL  the outside URL the outbound check tries, and KMX_OUTBOUND_PS the same as a
+#                PowerShell string literal
 # Each check prints exactly one JSON line {"check", "ok", "detail", "command"}; one result covers
 # both operating systems, its detail names every pod and node it tried.
 # The Linux side uses what Kubernetes' own e2e network tests use (k8s.io/kubernetes v1.37.2):
@@ -142,8 +144,10 @@ kmx_dial() {
   [ -n "$KMX_ERROR" ] || KMX_ERROR="unexpected /dial answer: $(kmx_first_line "$KMX_OUT")"
 }
 
-# Invoke-WebRequest inside pod $1 for URL $2, property $3 (default StatusCode): sets KMX_OUT
-# (the value or the error), KMX_RC, KMX_CMD.
+# Invoke-WebRequest inside pod $1 for the URI $2, a PowerShell string literal ('http://...':
+# verify.yml quotes the user's URL with the PowerShell quoting filter; the others are made of pod
+# IPs and Service names), property $3 (default StatusCode): sets KMX_OUT (the value or the
+# error), KMX_RC, KMX_CMD.
 kmx_iwr() {
   prop=${3:-StatusCode}
   KMX_CMD="$K exec $1 -- powershell -NoProfile -Command \"(Invoke-WebRequest -UseBasicParsing -Uri $2).$prop\""
