@@ -5,6 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { writeLabSpec } from '../../fixtures/cluster-lab/lab-spec.js';
 import { type ClusterLab, startClusterLab } from '../../fixtures/lab/cluster-lab.js';
 import type { KubeObject } from '../../fixtures/lab/cluster-state.js';
+import type { CiSummary } from '../../src/ci/summary-types.js';
 import { validateJunit } from '../ci/helpers.js';
 import { kubemix, tempClusterDir } from './helpers.js';
 
@@ -131,6 +132,15 @@ describe('verify on a Linux-only cluster', () => {
       m[3] ?? 'passed',
     ]);
     expect(checks).toEqual(CHECKS.map((c) => [`check ${c}`, 'passed']));
+    // The teardown ran on the two Linux nodes, and the report was written without a Windows host.
+    expect([...xml.matchAll(/<testcase name="(cleanup on [^"]+)"/g)].map((m) => m[1])).toEqual([
+      'cleanup on lab-01',
+      'cleanup on lab-02',
+    ]);
+    const summary = JSON.parse(await readFile(join(out, 'summary.json'), 'utf8')) as CiSummary;
+    expect(summary.teardown.status).toBe('passed');
+    expect(summary.verify.checks.map((c) => [c.check, c.status])).toEqual(CHECKS.map((c) => [c, 'passed']));
+    expect(existsSync(join(out, 'report.html'))).toBe(true);
     expect(await lab.cluster.nodes()).toEqual([]);
   });
 });
