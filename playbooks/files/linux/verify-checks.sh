@@ -60,7 +60,7 @@ EOF
     while read -r name ip node <&3; do
       kmx_iwr "$wname" "'http://$ip:$KMX_LPORT/hostname'" Content
       label="$wname ($wnode) -> $name on $node ($ip)"
-      if [ "$KMX_RC" -eq 0 ] && [ "$(echo $KMX_OUT)" = "$name" ]; then
+      if [ "$KMX_RC" -eq 0 ] && [ "$(kmx_trim "$KMX_OUT")" = "$name" ]; then
         kmx_add true "$label: hostname $name" "$KMX_CMD"
       else
         kmx_add false "$label: $(kmx_first_line "$KMX_OUT")" "$KMX_CMD"
@@ -134,8 +134,8 @@ check_nodeport() {
       kmx_add false "kubectl get nodes failed: $(kmx_first_line "$nodes")" "$K get nodes -l $sel"
       continue
     fi
-    if [ -z "$(echo $nodes)" ] || [ -z "$KMX_NODEPORT" ]; then
-      kmx_add false "no $os node or no nodePort of $app (nodes: '$(echo $nodes)', nodePort: '$KMX_NODEPORT')" "$K get nodes -l $sel"
+    if [ -z "$(kmx_trim "$nodes")" ] || [ -z "$KMX_NODEPORT" ]; then
+      kmx_add false "no $os node or no nodePort of $app (nodes: '$(kmx_trim "$nodes")', nodePort: '$KMX_NODEPORT')" "$K get nodes -l $sel"
       continue
     fi
     while read -r node ip <&3; do

@@ -110,6 +110,9 @@ kmx_workloads() {
   WPODS=${KMX_W_PODS:-} WMISSING=${KMX_W_ERR:-}
 }
 
+# $1 on one line, without leading or trailing blanks (no globbing, unlike $(echo $1)).
+kmx_trim() { printf '%s' "$1" | tr '\n' ' ' | sed -e 's/^[[:space:]]*//' -e 's/[[:space:]]*$//'; }
+
 # Field $2 (1 name, 2 IP, 3 node) of pod line $1.
 kmx_field() { printf '%s\n' "$1" | cut -d' ' -f"$2"; }
 
@@ -198,7 +201,7 @@ kmx_add_dial() {
 
 # Adds the outcome of an Invoke-WebRequest .StatusCode (kmx_iwr): LABEL.
 kmx_add_iwr() {
-  if [ "$KMX_RC" -eq 0 ] && [ "$(echo $KMX_OUT)" = 200 ]; then
+  if [ "$KMX_RC" -eq 0 ] && [ "$(kmx_trim "$KMX_OUT")" = 200 ]; then
     kmx_add true "$1: HTTP 200" "$KMX_CMD"
   else
     kmx_add false "$1: $(kmx_first_line "$KMX_OUT")" "$KMX_CMD"
