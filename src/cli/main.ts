@@ -21,7 +21,7 @@ const commands: Record<string, Command> = {
   },
   verify: {
     load: async () => (await import('./commands/verify.js')).verifyCommand,
-    summary: 'run the Windows guide checks on a built cluster',
+    summary: 'deploy the validation workloads and run the six network checks on a built cluster',
   },
   ci: {
     load: async () => (await import('./commands/ci.js')).ciCommand,

@@ -1,4 +1,12 @@
 export { ManifestError } from './errors.js';
+export {
+  LINUX_WORKLOAD_ROLLOUT_SECONDS,
+  type LinuxWorkload,
+  linuxWorkload,
+  NETEXEC_HTTP_PORT,
+  NETEXEC_SERVICE_PORT,
+  NETEXEC_UDP_PORT,
+} from './linux-workload.js';
 export { type FlannelNetConf, readFlannelNetConf } from './net-conf.js';
 export {
   type KubeObject,

@@ -12,6 +12,7 @@ export const MANIFEST_NAMES = [
   'kube-proxy-windows',
   'runtimeclasses',
   'win-webserver',
+  'linux-netexec',
 ] as const;
 
 /** Name of a shipped manifest. */

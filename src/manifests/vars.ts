@@ -1,5 +1,6 @@
 import { parseKubernetesVersion } from '../versions/kubernetes-support.js';
 import { ManifestError } from './errors.js';
+import { type LinuxWorkload, linuxWorkload } from './linux-workload.js';
 import { type WindowsFlannelDownload, windowsFlannelDownloads } from './windows-flannel-downloads.js';
 import {
   isWindowsVersion,
@@ -25,6 +26,8 @@ export interface ManifestImages {
    * unless the versions entry `windows-kube-proxy-image` overrides it.
    */
   windows_kube_proxy: string;
+  /** agnhost, verify's Linux workload (`netexec`), e.g. `registry.k8s.io/e2e-test-images/agnhost:2.66.1`. */
+  agnhost: string;
 }
 
 /**
@@ -51,6 +54,8 @@ export interface ManifestVars {
    * its RuntimeClass, build, image and Deployment name. Empty without Windows nodes.
    */
   windows_workloads: WindowsWorkload[];
+  /** verify's Linux workload (linux-workload.ts): on the Linux workers, or on the controllers when there are none. */
+  linux_workload: LinuxWorkload;
   images: ManifestImages;
   /**
    * What Windows flannel's start script installs, with the pinned digests ('' = taken at install);
@@ -67,10 +72,18 @@ export interface ManifestVarsExtra {
   apiServerPort: number;
   /** The Windows Server versions of the cluster's Windows nodes (any order, repeats allowed). */
   windowsVersions: WindowsVersion[];
+  /** How many Linux workers the cluster has (0: verify's Linux workload runs on the controllers). */
+  linuxWorkers: number;
 }
 
 const STRING_VARS = ['pod_cidr', 'service_cidr', 'flannel_backend', 'api_server_host'] as const;
-const IMAGE_VARS = ['flannel', 'flannel_cni_plugin', 'windows_flannel', 'windows_kube_proxy'] as const;
+const IMAGE_VARS = [
+  'flannel',
+  'flannel_cni_plugin',
+  'windows_flannel',
+  'windows_kube_proxy',
+  'agnhost',
+] as const;
 const CIDR = /^\d{1,3}(\.\d{1,3}){3}\/\d{1,2}$|^[0-9a-fA-F:]+\/\d{1,3}$/;
 
 function integerIn(value: unknown, min: number, max: number): value is number {
@@ -118,6 +131,16 @@ export function checkManifestVars(manifest: string, vars: unknown): asserts vars
         `${describe(w)}: expected the workload of a supported Windows Server version (src/manifests/windows-workloads.ts)`,
       );
   }
+  const linux = v['linux_workload'] as { on_controllers?: unknown } | undefined;
+  // Exactly the mapping's, as for the Windows workloads: the template and verify.yml share it.
+  if (
+    typeof linux?.on_controllers !== 'boolean' ||
+    JSON.stringify(linux) !== JSON.stringify(linuxWorkload(linux.on_controllers ? 0 : 1))
+  )
+    fail(
+      'linux_workload',
+      `${describe(linux)}: expected the Linux workload src/manifests/linux-workload.ts makes`,
+    );
   if (!Array.isArray(v['windows_flannel_downloads']))
     fail(
       'windows_flannel_downloads',
@@ -164,9 +187,10 @@ const WINDOWS_HOSTPROCESS_REPOSITORY =
 
 /**
  * Builds the manifest vars from the plan's vars (src/plan/build-plan.ts: pod_cidr,
- * service_cidr, flannel_*, versions{...}) plus the API server address and the Windows versions.
- * Images come from the versions entries `flannel`, `flannel-cni-plugin` and
- * `windows-hostprocess-image` (a bare tag gets the upstream repository); the Windows kube-proxy image
+ * service_cidr, flannel_*, versions{...}) plus the API server address, the Windows versions and
+ * the number of Linux workers.
+ * Images come from the versions entries `flannel`, `flannel-cni-plugin`,
+ * `windows-hostprocess-image` and `agnhost` (a bare tag gets the upstream repository); the Windows kube-proxy image
  * follows the cluster's Kubernetes version unless `windows-kube-proxy-image` overrides it (the
  * spec rule in src/spec/kube-proxy-skew-rule.ts keeps an override inside the skew policy).
  * Throws a ManifestError naming a missing or malformed entry.
@@ -185,6 +209,7 @@ export function manifestVarsFromPlanVars(
     api_server_host: extra.apiServerHost,
     api_server_port: extra.apiServerPort,
     windows_workloads: windowsWorkloads(extra.windowsVersions),
+    linux_workload: linuxWorkload(extra.linuxWorkers),
     images: manifestImages(versions, extra.kubernetesVersion),
     // Only Windows nodes install these: a Linux-only cluster is not held to the Windows releases.
     windows_flannel_downloads:
@@ -196,7 +221,7 @@ export function manifestVarsFromPlanVars(
 
 /**
  * The images the manifests pull, from the versions entries `flannel`, `flannel-cni-plugin`,
- * `windows-hostprocess-image` (a bare tag gets the upstream repository) and the cluster's Kubernetes
+ * `windows-hostprocess-image`, `agnhost` (a bare tag gets the upstream repository) and the cluster's Kubernetes
  * version (the Windows kube-proxy image, unless `windows-kube-proxy-image` overrides it). Throws a
  * ManifestError naming a missing entry.
  */
@@ -215,5 +240,6 @@ export function manifestImages(versions: Record<string, unknown>, kubernetesVers
     flannel_cni_plugin: imageRef('docker.io/flannel/flannel-cni-plugin', version('flannel-cni-plugin')),
     windows_flannel: imageRef(WINDOWS_HOSTPROCESS_REPOSITORY, version('windows-hostprocess-image')),
     windows_kube_proxy: windowsKubeProxyImage(versions, kubernetesVersion),
+    agnhost: imageRef('registry.k8s.io/e2e-test-images/agnhost', version('agnhost')),
   };
 }

@@ -207,7 +207,7 @@ export function buildPlan(options: BuildPlanOptions): Plan {
     .filter((name) => !drafts.some((other) => other.needs.includes(name)));
   drafts.push({
     name: 'verify',
-    description: 'Deploy win-webserver and check node/pod/service/DNS/NodePort/outbound',
+    description: `Deploy ${windowsWorkers.length > 0 ? 'agnhost netexec (Linux) and win-webserver (Windows)' : 'agnhost netexec'} and check node/pod/service/DNS/NodePort/outbound`,
     needs: verifyNeeds,
     hosts: firstController,
   });
@@ -246,6 +246,7 @@ export function buildPlan(options: BuildPlanOptions): Plan {
     apiServerHost: apiServerHost || 'pending',
     apiServerPort,
     windowsVersions: windowsWorkers.map((h) => h.windowsVersion ?? '2022'),
+    linuxWorkers: linuxWorkers.length,
   });
 
   return {

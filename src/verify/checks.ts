@@ -1,10 +1,15 @@
 /**
- * The results of the `verify` task's checks (the Kubernetes Windows guide's validation), read
- * back from the outputs the engine stored: each check step printed one JSON line
- * `{"check", "ok", "detail", "command"}` and registered it as `check_<name>`. Pure: no I/O.
+ * The results of the `verify` task's checks, read back from the outputs the engine stored: each
+ * check step printed one JSON line `{"check", "ok", "detail", "command"}` and registered it as
+ * `check_<name>`. A check covers every workload the cluster runs (agnhost netexec on Linux,
+ * win-webserver on Windows) in one result; its detail names the pods and nodes it tried. Pure:
+ * no I/O.
  */
 
-/** The checks verify.yml runs, in the order the Windows guide lists them. */
+/**
+ * The checks verify.yml runs, in the order the Kubernetes Windows guide lists its validation
+ * (the same six whatever operating systems the cluster has).
+ */
 export const CHECK_NAMES = [
   'node-to-pod',
   'pod-to-pod',
@@ -22,7 +27,10 @@ export interface CheckResult {
   /** `node-to-pod`, `pod-to-pod`, ... (a name verify.yml does not know is kept as printed). */
   check: string;
   ok: boolean;
-  /** What happened, e.g. `10.244.1.2: HTTP 200` or the tool's error line. */
+  /**
+   * What happened, part by part, e.g. `linux-netexec-x on w1 (10.244.1.2): hostname linux-netexec-x;
+   * win-webserver-2022-y on win1 (10.244.2.3): HTTP 200`, or the tool's error line.
+   */
   detail: string;
   /** What ran on the controller. */
   command: string;

@@ -162,6 +162,8 @@ describe('playbooks/artifacts.yaml rendered for a spec', () => {
     expect(byName(artifacts, 'flannel-cni-plugin').image).toBe(images['flannel_cni_plugin']);
     expect(byName(artifacts, 'windows-hostprocess-base').image).toBe(images['windows_flannel']);
     expect(byName(artifacts, 'windows-kube-proxy').image).toBe(images['windows_kube_proxy']);
+    // verify's Linux workload (linux-netexec.yaml.j2 names images.agnhost), for Linux nodes.
+    expect(byName(artifacts, 'agnhost')).toMatchObject({ os: 'linux', image: images['agnhost'] });
     const workloads = vars['windows_workloads'] as { version: string; image: string }[];
     expect(workloads.map((w) => byName(artifacts, `servercore-${w.version}`).image)).toEqual(
       workloads.map((w) => w.image),
@@ -234,7 +236,7 @@ describe('playbooks/artifacts.yaml rendered for a spec', () => {
     });
     const linuxOnly = render({ windows: 0 }).artifacts;
     expect(linuxOnly.some((a) => a.os === 'windows')).toBe(false);
-    expect(linuxOnly.map((a) => a.name)).toContain('kubelet');
+    expect(linuxOnly.map((a) => a.name)).toEqual(expect.arrayContaining(['kubelet', 'agnhost']));
   });
 
   it('gives every artifact its own plain file name (a repository package gets its name from the index)', () => {

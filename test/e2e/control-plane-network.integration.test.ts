@@ -5,6 +5,7 @@ import { writeLabSpec } from '../../fixtures/cluster-lab/lab-spec.js';
 import { type ClusterLab, startClusterLab } from '../../fixtures/lab/cluster-lab.js';
 import type { KubeObject } from '../../fixtures/lab/cluster-state.js';
 import type { InventoryHost } from '../../src/types/inventory.js';
+import { loadVersions } from '../../src/versions/versions.js';
 import { kubemix, onLabHost, tempClusterDir } from './helpers.js';
 
 // `kubemix up` of HA control planes on lab hosts: the secondary controllers join one at a time
@@ -161,7 +162,8 @@ describe('hosts whose default route is a NAT interface', () => {
             containers: [
               {
                 name: 'web',
-                image: 'registry.k8s.io/e2e-test-images/agnhost:2.52',
+                image: loadVersions()['agnhost']!,
+                args: ['netexec', '--http-port=80'],
                 ports: [{ containerPort: 80 }],
               },
             ],
@@ -174,7 +176,10 @@ describe('hosts whose default route is a NAT interface', () => {
     for (const from of lab.hosts)
       for (const pod of pods) {
         const podIp = (pod['status'] as { podIP: string }).podIP;
-        const result = await lab.cluster.reach({ from: { node: from.name }, url: `http://${podIp}/` });
+        const result = await lab.cluster.reach({
+          from: { node: from.name },
+          url: `http://${podIp}/hostname`,
+        });
         expect({
           from: from.name,
           pod: pod.metadata.name,

@@ -135,7 +135,7 @@ describe('a mixed Linux + Windows cluster from one command', () => {
     const report = JSON.parse(await readFile(join(clusterDir, 'verify.json'), 'utf8')) as {
       ok: boolean;
       passed: number;
-      checks: { check: string; ok: boolean }[];
+      checks: { check: string; ok: boolean; detail: string }[];
     };
     expect(report.ok).toBe(true);
     expect(report.passed).toBe(6);
@@ -144,6 +144,16 @@ describe('a mixed Linux + Windows cluster from one command', () => {
         c,
         true,
       ]),
+    );
+
+    // Pod to pod crossed the VXLAN both ways: the Linux client (on the Linux worker) to the
+    // Windows pods, and a Windows pod to the Linux netexec pod.
+    const podToPod = report.checks.find((c) => c.check === 'pod-to-pod')!.detail;
+    expect(podToPod).toMatch(
+      /linux-netexec-client-\S+ \(lab-04\) -> win-webserver-2022-\S+ on win-01 \((\S+)\): HTTP answer from pod IP \1/,
+    );
+    expect(podToPod).toMatch(
+      /win-webserver-2022-\S+ \(win-01\) -> (linux-netexec-\S+) on lab-04 \(\S+\): hostname \1/,
     );
 
     // One VXLAN on both sides, read back from what the stand-in API server stored.

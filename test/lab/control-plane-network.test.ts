@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ClusterState, JoinRefusedError, type KubeObject } from '../../fixtures/lab/cluster-state.js';
 import type { NodeNetwork } from '../../fixtures/lab/state/node-network.js';
 import { renderManifestObjects } from '../../src/manifests/index.js';
+import { loadVersions } from '../../src/versions/versions.js';
 import { testTempDir } from '../helpers/temp.js';
 import { labManifestVars } from './helpers.js';
 
@@ -127,8 +128,14 @@ describe('flannel on hosts whose default route is a NAT interface', () => {
           metadata: { labels: { app: 'probe' } },
           spec: {
             tolerations: [{ operator: 'Exists' }],
+            // agnhost netexec listening on port 80 (the lab models it; a pause container serves nothing).
             containers: [
-              { name: 'web', image: 'registry.k8s.io/pause:3.10', ports: [{ containerPort: 80 }] },
+              {
+                name: 'web',
+                image: loadVersions()['agnhost'],
+                args: ['netexec', '--http-port=80'],
+                ports: [{ containerPort: 80 }],
+              },
             ],
           },
         },
@@ -141,7 +148,7 @@ describe('flannel on hosts whose default route is a NAT interface', () => {
           podIP: string;
         }
       ).podIP;
-    return state.reach({ from: { node: 'cp1' }, url: `http://${on('w1')}/` });
+    return state.reach({ from: { node: 'cp1' }, url: `http://${on('w1')}/hostname` });
   };
 
   it('tunnels between nodes when flanneld uses the node IP (--iface=$(NODE_IP)), as the template says', async () => {

@@ -9,6 +9,7 @@ import {
   windowsFlannelPins,
 } from '../../fixtures/lab/windows-flannel-release.js';
 import {
+  linuxWorkload,
   type ManifestVars,
   manifestImages,
   windowsFlannelDownloads,
@@ -39,10 +40,11 @@ function releaseInternet(): string {
 }
 
 /**
- * Manifest vars for a lab cluster (VXLAN VNI/port as given). Windows flannel's downloads pin the
- * digests of the lab's release files, which the lab's internet serves from here on.
+ * Manifest vars for a lab cluster (VXLAN VNI/port as given) with `linuxWorkers` Linux workers.
+ * Windows flannel's downloads pin the digests of the lab's release files, which the lab's
+ * internet serves from here on.
  */
-export function labManifestVars(vni = 4096, port = 4789): ManifestVars {
+export function labManifestVars(vni = 4096, port = 4789, linuxWorkers = 1): ManifestVars {
   releaseInternet();
   const versions = { ...loadVersions(), ...windowsFlannelPins(loadVersions()) };
   const images = manifestImages(versions, '1.31.2');
@@ -55,6 +57,7 @@ export function labManifestVars(vni = 4096, port = 4789): ManifestVars {
     api_server_host: '10.233.1.2',
     api_server_port: 6443,
     windows_workloads: windowsWorkloads(['2022']),
+    linux_workload: linuxWorkload(linuxWorkers),
     images: {
       // The pinned flannel (versions.yaml): kubemix's manifest runs what that release's images hold
       // (install-conf, /readyz), and the lab checks it (fixtures/lab/state/flannel-image.ts).
@@ -62,6 +65,7 @@ export function labManifestVars(vni = 4096, port = 4789): ManifestVars {
       flannel_cni_plugin: images.flannel_cni_plugin,
       windows_flannel: images.windows_flannel,
       windows_kube_proxy: 'docker.io/sigwindowstools/kube-proxy:v1.31.2-calico-hostprocess',
+      agnhost: images.agnhost,
     },
     windows_flannel_downloads: windowsFlannelDownloads(versions),
   };

@@ -17,6 +17,9 @@ describe('kubectl exec: the PowerShell the lab understands', () => {
         "iwr -Uri 'http://a b' -TimeoutSec 5 -UseBasicParsing | Select-Object -ExpandProperty Content",
       ),
     ).toMatchObject({ url: 'http://a b', timeoutSec: 5, property: 'Content' });
+    expect(parseWebRequest("Invoke-WebRequest -Uri 'https://x/?q=it''s;Get-Process&a=1'")).toMatchObject({
+      url: "https://x/?q=it's;Get-Process&a=1",
+    });
     expect(
       parseWebRequest('Invoke-WebRequest "https://www.microsoft.com" -Method GET -ErrorAction Stop;'),
     ).toMatchObject({
@@ -33,6 +36,10 @@ describe('kubectl exec: the PowerShell the lab understands', () => {
       'Invoke-WebRequest -Uri http://x -OutFile c:\\x',
       'Invoke-WebRequest http://x http://y',
       'Invoke-WebRequest -Uri http://x -TimeoutSec soon',
+      // Unquoted, these are PowerShell syntax: an unterminated string, a second statement.
+      "Invoke-WebRequest -Uri https://x/?q=it's",
+      'Invoke-WebRequest -Uri https://x/;Get-Process',
+      'Invoke-WebRequest -Uri https://x/?a=1&b=2',
     ])
       expect(parseWebRequest(script), script).toBeUndefined();
   });

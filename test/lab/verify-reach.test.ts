@@ -20,35 +20,10 @@ const podIp = (p: KubeObject) => (p['status'] as { podIP?: string }).podIP!;
 const nodeOf = (p: KubeObject) => (p['spec'] as { nodeName: string }).nodeName;
 const phase = (p: KubeObject) => (p['status'] as { phase: string }).phase;
 
-/** A Linux web Deployment (2 replicas on the Linux worker) behind a ClusterIP Service. */
-const linuxWeb: KubeObject[] = [
-  {
-    apiVersion: 'apps/v1',
-    kind: 'Deployment',
-    metadata: { name: 'web', namespace: 'default' },
-    spec: {
-      replicas: 1,
-      selector: { matchLabels: { app: 'web' } },
-      template: {
-        metadata: { labels: { app: 'web' } },
-        spec: {
-          nodeSelector: { 'kubernetes.io/os': 'linux' },
-          containers: [{ name: 'web', image: 'nginx', ports: [{ name: 'http', containerPort: 8080 }] }],
-        },
-      },
-    },
-  },
-  {
-    apiVersion: 'v1',
-    kind: 'Service',
-    metadata: { name: 'web', namespace: 'default' },
-    spec: { selector: { app: 'web' }, ports: [{ port: 80, targetPort: 'http' }] },
-  },
-];
-
 /**
  * cp1 (Linux control plane, 10.233.1.2), w1 (Linux worker), `windows` Windows workers, flannel
- * on both sides with `windowsVni`, Windows kube-proxy, win-webserver and the Linux web app.
+ * on both sides with `windowsVni`, Windows kube-proxy, win-webserver and verify's Linux workload
+ * (agnhost netexec on w1, Service linux-netexec port 80 -> the named port http, 8080).
  */
 async function mixedCluster(options: { windows?: number; windowsVni?: number } = {}) {
   const { state, init } = await initialisedState();
@@ -66,7 +41,7 @@ async function mixedCluster(options: { windows?: number; windowsVni?: number } =
   await applyAll(state, renderManifestObjects('kube-proxy-windows', winVars));
   await applyAll(state, renderManifestObjects('runtimeclasses', labManifestVars()));
   await applyAll(state, renderManifestObjects('win-webserver', labManifestVars()));
-  await applyAll(state, linuxWeb);
+  await applyAll(state, renderManifestObjects('linux-netexec', labManifestVars()));
   const svc = async (name: string) => {
     const spec = (await state.getObject('Service', 'default', name))!['spec'] as {
       clusterIP: string;
@@ -133,7 +108,7 @@ describe('lab reachability: a healthy mixed cluster', () => {
     );
     expect(subsets[0]!.ports).toEqual([{ name: 'http', port: 80, protocol: 'TCP' }]);
     // A named targetPort resolves to the pod's container port.
-    const web = await cluster.state.getObject('Endpoints', 'default', 'web');
+    const web = await cluster.state.getObject('Endpoints', 'default', 'linux-netexec');
     expect((web!['subsets'] as { ports: { port: number }[] }[])[0]!.ports[0]!.port).toBe(8080);
   });
 
@@ -186,10 +161,42 @@ describe('lab reachability: a healthy mixed cluster', () => {
     });
     // The Linux Service's VIP is fine from the Windows node.
     expect(
-      await state.reach({ from: { node: 'win1' }, url: `http://${(await svc('web')).vip}` }),
+      await state.reach({
+        from: { node: 'win1' },
+        url: `http://${(await svc('linux-netexec')).vip}/hostname`,
+      }),
     ).toMatchObject({
       ok: true,
       status: 200,
+    });
+  });
+});
+
+describe('lab reachability: netexec between Linux and Windows pods', () => {
+  /** netexec /dial on the Linux client pod, sent from cp1, to a Windows pod's port 80. */
+  async function dialWindows(windowsVni: number) {
+    const cluster = await mixedCluster({ windows: 1, windowsVni });
+    const [client] = await cluster.pods('linux-netexec-client');
+    const [win] = await cluster.pods('win-webserver');
+    const url = `http://${podIp(client!)}:8080/dial?request=hostname&protocol=http&host=${podIp(win!)}&port=80&tries=1`;
+    return { win: win!, result: await cluster.state.reach({ from: { node: 'cp1' }, url }) };
+  }
+
+  it('a Linux pod reaches a Windows pod over the VXLAN; the page comes back escaped as Go JSON does', async () => {
+    const { win, result } = await dialWindows(4096);
+    expect(result).toMatchObject({
+      ok: true,
+      status: 200,
+      body: `{"responses":["\\u003chtml\\u003e\\u003cbody\\u003e\\u003ch1\\u003ewin-webserver\\u003c/h1\\u003e\\u003cp\\u003epod IP: ${podIp(win)}\\u003c/p\\u003e\\u003c/body\\u003e\\u003c/html\\u003e"]}`,
+    });
+  });
+
+  it('with the Windows VNI apart from the Linux one, the request times out inside netexec', async () => {
+    const { win, result } = await dialWindows(4097);
+    const ip = podIp(win);
+    expect(result).toMatchObject({
+      ok: true,
+      body: `{"errors":["Get \\"http://${ip}:80/hostname\\": dial tcp ${ip}:80: i/o timeout (Client.Timeout exceeded while awaiting headers)"]}`,
     });
   });
 });
@@ -199,15 +206,15 @@ describe('lab reachability: each broken piece fails its checks for the right rea
     const cluster = await mixedCluster();
     const { state, svc } = cluster;
     const { nodePort } = await svc('win-webserver');
-    const { vip: webVip } = await svc('web');
-    expect(await state.reach({ from: { node: 'win1' }, url: `http://${webVip}` })).toMatchObject({
+    const { vip: webVip } = await svc('linux-netexec');
+    expect(await state.reach({ from: { node: 'win1' }, url: `http://${webVip}/hostname` })).toMatchObject({
       ok: true,
     });
     expect(await state.deleteObject('DaemonSet', 'kube-system', 'kube-proxy-windows')).toBe(true);
 
     const vip = await state.reach({
       from: { node: 'win1' },
-      url: `http://${webVip}`,
+      url: `http://${webVip}/hostname`,
       connectTimeoutMs: 5000,
     });
     expect(vip).toMatchObject({
@@ -224,7 +231,9 @@ describe('lab reachability: each broken piece fails its checks for the right rea
       `no kube-proxy runs on win1 (windows): nothing serves NodePort ${nodePort}`,
     );
     // The Linux side keeps working.
-    expect(await state.reach({ from: { node: 'cp1' }, url: `http://${webVip}` })).toMatchObject({ ok: true });
+    expect(await state.reach({ from: { node: 'cp1' }, url: `http://${webVip}/hostname` })).toMatchObject({
+      ok: true,
+    });
   });
 
   it('VNI mismatch (Windows 4097, Linux 4096): pods run, but paths between Linux and Windows drop', async () => {
@@ -243,7 +252,7 @@ describe('lab reachability: each broken piece fails its checks for the right rea
       /^cp1 -> pod default\/win-webserver-\S+ on win1: VXLAN mismatch: cp1 uses VNI 4096 port 4789 \(kube-flannel-cfg\), win1 uses VNI 4097 port 4789 \(kube-flannel-windows-cfg\)/,
     );
     // Pod to pod from the Linux side to a Windows pod drops too.
-    const [web] = await pods('web');
+    const [web] = await pods('linux-netexec');
     const linuxToWin = await state.reach({
       from: { pod: web!.metadata.name },
       url: `http://${podIp(win[1]!)}`,
@@ -262,7 +271,7 @@ describe('lab reachability: each broken piece fails its checks for the right rea
 
   it('VNI mismatch on one Windows node against Linux: pod-to-pod between a Linux and a Windows pod fails', async () => {
     const cluster = await mixedCluster({ windows: 1, windowsVni: 4097 });
-    const [web] = await cluster.pods('web');
+    const [web] = await cluster.pods('linux-netexec');
     const [win] = await cluster.pods('win-webserver');
     const r = await cluster.state.reach({
       from: { pod: win!.metadata.name },
@@ -282,9 +291,10 @@ describe('lab reachability: each broken piece fails its checks for the right rea
     await cluster.state.deleteObject('Deployment', 'kube-system', 'coredns');
     const checks = await sixChecks(cluster);
     expect(failed(checks)).toEqual(['service-dns', 'outbound']);
+    // Nothing answers at the cluster DNS address: the client times out (curl and PowerShell word it as a name that does not resolve).
     expect(checks['service-dns']).toMatchObject({
       ok: false,
-      kind: 'resolve',
+      kind: 'dns-timeout',
       error: "The remote name could not be resolved: 'win-webserver.default.svc.cluster.local'",
       reason: 'CoreDNS has no Running pod (Service kube-system/kube-dns has no endpoints)',
     });
@@ -315,7 +325,7 @@ describe('lab reachability: each broken piece fails its checks for the right rea
     expect(!outbound.ok && outbound.reason).toMatch(
       /no OutBoundNAT endpoint policy in kube-flannel-windows-cfg/,
     );
-    const [web] = await cluster.pods('web');
+    const [web] = await cluster.pods('linux-netexec');
     expect(await cluster.state.reach({ from: { pod: web!.metadata.name }, url: OUTSIDE })).toMatchObject({
       ok: true,
     });

@@ -35,8 +35,11 @@ describe('verify stand-ins: curl and kubectl exec against the reachability model
     state = created.state;
     for (const o of renderManifestObjects('kube-flannel', labManifestVars())) await state.applyObject(o);
     await joinWindowsNode(state, { name: 'win1', address: '10.233.1.20', manifestVars: labManifestVars() });
+    // No Linux worker: verify's Linux workload runs on cp1.
     for (const name of ['runtimeclasses', 'win-webserver'] as const)
       for (const o of renderManifestObjects(name, labManifestVars())) await state.applyObject(o);
+    for (const o of renderManifestObjects('linux-netexec', labManifestVars(4096, 4789, 0)))
+      await state.applyObject(o);
     winPods = (await state.pods('default')).filter((p) => p.metadata.name.startsWith('win-webserver-'));
 
     const root = await testTempDir('verify-host');
@@ -160,6 +163,69 @@ describe('verify stand-ins: curl and kubectl exec against the reachability model
     );
     expect(linux.code).toBe(126);
     expect(linux.stderr).toContain('exec: "powershell": executable file not found in $PATH');
+  });
+
+  it('kubectl exec runs agnhost connect in the agnhost image, with its exit codes and lines', async () => {
+    const pods = await state.pods('default');
+    const client = pods.find((p) => p.metadata.name.startsWith('linux-netexec-client-'))!;
+    const endpoint = pods.find((p) => p.metadata.name.startsWith('linux-netexec-') && p !== client)!;
+    const connect = (dest: string) =>
+      kubectl('exec', client.metadata.name, '--', '/agnhost', 'connect', dest, '--timeout=5s');
+    expect(await connect(`${podIp(endpoint)}:8080`)).toEqual({ code: 0, stdout: '', stderr: '' });
+    expect(await connect('www.microsoft.com:443')).toEqual({ code: 0, stdout: '', stderr: '' });
+    // A Windows pod over the VXLAN, on win-webserver's port.
+    expect(await connect(`${podIp(winPods[0]!)}:80`)).toEqual({ code: 0, stdout: '', stderr: '' });
+    expect(await connect(`${podIp(endpoint)}:9999`)).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: 'REFUSED\ncommand terminated with exit code 1\n',
+    });
+    expect(await connect('nope.default.svc.cluster.local:80')).toEqual({
+      code: 1,
+      stdout: '',
+      stderr:
+        'DNS: lookup nope.default.svc.cluster.local on 10.96.0.10:53: no such host\ncommand terminated with exit code 1\n',
+    });
+    // curl is in the image (its Dockerfile installs it); other programs are not simulated.
+    const curl = await kubectl(
+      'exec',
+      client.metadata.name,
+      '--',
+      'curl',
+      '-s',
+      `http://${podIp(endpoint)}:8080/hostname`,
+    );
+    expect(curl).toEqual({ code: 0, stdout: endpoint.metadata.name, stderr: '' });
+    const sh = await kubectl('exec', client.metadata.name, '--', 'sh', '-c', 'true');
+    expect(sh.code).toBe(126);
+    expect(sh.stderr).toMatch(/^not simulated: sh -c true \(the lab models \/agnhost connect and curl/);
+    // In a container of an image the lab does not know, nothing is simulated.
+    const coredns = (await state.pods('kube-system')).find((p) => p.metadata.name.startsWith('coredns-'))!;
+    const other = await kubectl('exec', '-n', 'kube-system', coredns.metadata.name, '--', 'curl', 'http://x');
+    expect(other.code).toBe(126);
+    expect(other.stderr).toMatch(
+      /^not simulated: curl http:\/\/x \(the lab models exec only in agnhost containers/,
+    );
+  });
+
+  it('Invoke-WebRequest fails on an HTTP error status, as .NET does, reaching netexec from a Windows pod', async () => {
+    const endpoint = (await state.pods('default')).find(
+      (p) =>
+        p.metadata.name.startsWith('linux-netexec-') && !p.metadata.name.startsWith('linux-netexec-client-'),
+    )!;
+    const exec = (script: string) =>
+      kubectl('exec', winPods[0]!.metadata.name, '--', 'powershell', '-NoProfile', '-Command', script);
+    const hostname = await exec(
+      `(Invoke-WebRequest -UseBasicParsing -Uri http://${podIp(endpoint)}:8080/hostname).Content`,
+    );
+    expect(hostname).toEqual({ code: 0, stdout: `${endpoint.metadata.name}\r\n`, stderr: '' });
+    const notFound = await exec(
+      `(Invoke-WebRequest -UseBasicParsing -Uri 'http://${podIp(endpoint)}:8080/echo?msg=x&code=404').StatusCode`,
+    );
+    expect(notFound.code).toBe(1);
+    expect(notFound.stderr.split('\r\n')[0]).toBe(
+      'Invoke-WebRequest : The remote server returned an error: (404) Not Found.',
+    );
   });
 
   it('a failing Invoke-WebRequest prints the PowerShell error record and exits 1 through kubectl', async () => {

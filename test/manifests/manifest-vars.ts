@@ -42,6 +42,7 @@ export function varsFromSpec(
     apiServerHost: '10.0.0.11',
     apiServerPort: 6443,
     windowsVersions,
+    linuxWorkers: plan.tasks.find((t) => t.name === 'join-linux-workers')?.hosts.length ?? 0,
   });
 }
 

@@ -30,6 +30,11 @@ const EXPECTED_OBJECTS: Record<(typeof MANIFEST_NAMES)[number], string[]> = {
   ],
   runtimeclasses: [],
   'win-webserver': ['Service default/win-webserver'],
+  'linux-netexec': [
+    'DaemonSet default/linux-netexec',
+    'Deployment default/linux-netexec-client',
+    'Service default/linux-netexec',
+  ],
 };
 
 /** The objects a manifest renders for these vars: the per-version ones first, then the fixed ones. */

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   checkManifestVars,
+  linuxWorkload,
   ManifestError,
   manifestVarsFromPlanVars,
   renderManifestObjects,
@@ -24,6 +25,7 @@ const extra = {
   apiServerHost: '10.0.0.11',
   apiServerPort: 6443,
   windowsVersions: ['2022' as const],
+  linuxWorkers: 1,
 };
 
 describe('manifestVarsFromPlanVars', () => {
@@ -38,11 +40,14 @@ describe('manifestVarsFromPlanVars', () => {
       api_server_host: '10.0.0.11',
       api_server_port: 6443,
       windows_workloads: [windowsWorkload('2022')],
+      // mixedSpec has no Linux worker: verify's Linux workload runs on the controller.
+      linux_workload: linuxWorkload(0),
       images: {
         flannel: versions['flannel'],
         flannel_cni_plugin: versions['flannel-cni-plugin'],
         windows_flannel: versions['windows-hostprocess-image'],
         windows_kube_proxy: `docker.io/sigwindowstools/kube-proxy:v${versions['kubernetes']}-calico-hostprocess`,
+        agnhost: versions['agnhost'],
       },
       // Covered entry by entry in windows-flannel-downloads.test.ts.
       windows_flannel_downloads: expect.any(Array),
@@ -130,6 +135,41 @@ describe('checkManifestVars', () => {
     );
     expect(() => checkManifestVars('m', { ...DEFAULT_VARS, windows_workloads: undefined })).toThrow(
       'm: variable "windows_workloads" is missing: expected a list of Windows workloads',
+    );
+  });
+});
+
+describe("verify's Linux workload", () => {
+  it('runs on the Linux workers, or on the controllers (tolerating their taint) when there are none', () => {
+    expect(manifestVarsFromPlanVars(planVars(), extra).linux_workload).toMatchObject({
+      name: 'linux-netexec',
+      client: 'linux-netexec-client',
+      on_controllers: false,
+    });
+    expect(
+      manifestVarsFromPlanVars(planVars(), { ...extra, linuxWorkers: 0 }).linux_workload.on_controllers,
+    ).toBe(true);
+  });
+
+  it('takes the agnhost image from the versions entry; a bare tag gets the e2e registry', () => {
+    expect(manifestVarsFromPlanVars(planVars(), extra).images.agnhost).toMatch(
+      /^registry\.k8s\.io\/e2e-test-images\/agnhost:\d+\.\d+\.\d+$/,
+    );
+    expect(manifestVarsFromPlanVars(planVars({ agnhost: '2.63.0' }), extra).images.agnhost).toBe(
+      'registry.k8s.io/e2e-test-images/agnhost:2.63.0',
+    );
+    expect(() => manifestVarsFromPlanVars(planVars({ agnhost: '' }), extra)).toThrow(
+      'versions entry "agnhost" is invalid ("")',
+    );
+  });
+
+  it('rejects a Linux workload that is not the mapping', () => {
+    const tampered = { ...linuxWorkload(1), http_port: 9090 };
+    expect(() => checkManifestVars('m', { ...DEFAULT_VARS, linux_workload: tampered })).toThrow(
+      'm: variable "linux_workload" is invalid',
+    );
+    expect(() => checkManifestVars('m', { ...DEFAULT_VARS, linux_workload: undefined })).toThrow(
+      'm: variable "linux_workload" is missing',
     );
   });
 });

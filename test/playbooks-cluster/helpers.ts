@@ -38,8 +38,16 @@ export function labSsh(lab: ClusterLab, host: InventoryHost): SshTransport {
   });
 }
 
-/** Plan variables the way build-plan makes them, for a lab cluster whose first controller is `controllers[0]`. */
-export async function labPlanVars(lab: ClusterLab, controllers: string[]): Promise<Record<string, unknown>> {
+/**
+ * Plan variables the way build-plan makes them, for a lab cluster whose first controller is
+ * `controllers[0]` and which has `linuxWorkers` Linux workers (verify's Linux workload runs on the
+ * controllers without any).
+ */
+export async function labPlanVars(
+  lab: ClusterLab,
+  controllers: string[],
+  linuxWorkers = 0,
+): Promise<Record<string, unknown>> {
   const first = lab.hosts.find((h) => h.name === controllers[0])!;
   const network = {
     pod_cidr: '10.244.0.0/16',
@@ -60,6 +68,7 @@ export async function labPlanVars(lab: ClusterLab, controllers: string[]): Promi
     apiServerHost: first.address,
     apiServerPort: 6443,
     windowsVersions: ['2022'],
+    linuxWorkers,
   });
   return {
     ...manifest,

@@ -111,32 +111,88 @@ describe('verify.yml on a lab cluster: 1 Linux controller + 1 Windows node', () 
     expect(summary.status).toBe('succeeded');
     expect(results.map((r) => [r.check, r.ok])).toEqual(CHECK_NAMES.map((name) => [name, true]));
     const checks = byName(results);
-    const pods = (await lab.cluster.pods('default')).filter((p) =>
-      p.metadata.name.startsWith('win-webserver-'),
+    // No Linux worker: the Linux workload (netexec endpoint + client) runs on the controller.
+    const all = await lab.cluster.pods('default');
+    const pod = (prefix: string) =>
+      all
+        .filter((p) => p.metadata.name.startsWith(prefix))
+        .map((p) => ({
+          name: p.metadata.name,
+          ip: (p['status'] as { podIP: string }).podIP,
+          node: (p['spec'] as { nodeName: string }).nodeName,
+        }));
+    const win = pod('win-webserver-');
+    const [endpoint] = pod('linux-netexec-').filter((p) => !p.name.startsWith('linux-netexec-client-'));
+    const [client] = pod('linux-netexec-client-');
+    expect([endpoint!.node, client!.node, ...win.map((w) => w.node)]).toEqual([
+      'lab-01',
+      'lab-01',
+      'win-01',
+      'win-01',
+    ]);
+    const at = (p: { name: string; ip: string; node: string }) => `${p.name} on ${p.node} (${p.ip})`;
+    expect(checks['node-to-pod']!.detail).toBe(
+      [
+        `${at(endpoint!)}: hostname ${endpoint!.name}`,
+        `${at(client!)}: hostname ${client!.name}`,
+        ...win.map((w) => `${at(w)}: HTTP 200`),
+      ].join('; '),
     );
-    const ips = pods.map((p) => (p['status'] as { podIP: string }).podIP);
-    expect(checks['node-to-pod']!.detail).toBe(ips.map((ip) => `${ip}: HTTP 200`).join('; '));
     expect(checks['node-to-pod']!.command).toBe(
-      ips.map((ip) => `curl -sS --max-time 10 http://${ip}/`).join('; '),
+      [
+        `curl -sS --max-time 10 'http://${endpoint!.ip}:8080/hostname'`,
+        `curl -sS --max-time 10 'http://${client!.ip}:8080/hostname'`,
+        ...win.map((w) => `curl -sS --max-time 10 'http://${w.ip}/'`),
+      ].join('; '),
     );
-    expect(checks['pod-to-pod']!.detail).toBe(`${pods[0]!.metadata.name} -> ${ips[1]}: HTTP 200`);
+    // Pod to pod both ways between Linux and Windows (over the VXLAN), and Windows to Windows.
+    expect(checks['pod-to-pod']!.detail).toBe(
+      [
+        `${client!.name} (lab-01) -> ${at(endpoint!)}: hostname ${endpoint!.name}`,
+        ...win.map((w) => `${client!.name} (lab-01) -> ${at(w)}: HTTP answer from pod IP ${w.ip}`),
+        `${win[0]!.name} (win-01) -> ${at(endpoint!)}: hostname ${endpoint!.name}`,
+        `${win[0]!.name} (win-01) -> ${at(win[1]!)}: HTTP 200`,
+      ].join('; '),
+    );
     expect(checks['pod-to-pod']!.command).toContain(
-      `-- powershell -NoProfile -Command "(Invoke-WebRequest -UseBasicParsing -Uri http://${ips[1]}).StatusCode"`,
+      `curl -sS --max-time 10 'http://${client!.ip}:8080/dial?request=hostname&protocol=http&host=${win[0]!.ip}&port=80&tries=1'`,
     );
-    const svc = (await lab.cluster.getObject('Service', 'default', 'win-webserver'))!['spec'] as {
-      clusterIP: string;
-      ports: { nodePort: number }[];
-    };
-    expect(checks['service-vip']!.detail).toBe(`${svc.clusterIP}:80: HTTP 200 from pod ${ips[0]}`);
-    expect(checks['service-dns']!.detail).toMatch(
-      /-> win-webserver\.default\.svc\.cluster\.local: HTTP 200$/,
+    expect(checks['pod-to-pod']!.command).toContain(
+      `-- powershell -NoProfile -Command "(Invoke-WebRequest -UseBasicParsing -Uri 'http://${endpoint!.ip}:8080/hostname').Content"`,
+    );
+    const spec = async (name: string) =>
+      (await lab.cluster.getObject('Service', 'default', name))!['spec'] as {
+        clusterIP: string;
+        ports: { nodePort: number }[];
+      };
+    const [linuxSvc, winSvc] = [await spec('linux-netexec'), await spec('win-webserver')];
+    expect(checks['service-vip']!.detail).toBe(
+      `linux-netexec ${linuxSvc.clusterIP}:80: hostname ${endpoint!.name}; win-webserver ${winSvc.clusterIP}:80: HTTP 200 from pod ${win[0]!.ip}`,
+    );
+    expect(checks['service-dns']!.detail).toBe(
+      `${client!.name} (lab-01) -> linux-netexec.default.svc.cluster.local:80: hostname ${endpoint!.name}; ${win[0]!.name} (win-01) -> win-webserver.default.svc.cluster.local: HTTP 200`,
     );
     expect(checks['nodeport']!.detail).toBe(
-      `${windowsAddress}:${svc.ports[0]!.nodePort}: HTTP 200 from pod ${ips[0]}`,
+      `linux-netexec lab-01 ${lab.hosts[0]!.address}:${linuxSvc.ports[0]!.nodePort}: hostname ${endpoint!.name}; win-webserver win-01 ${windowsAddress}:${winSvc.ports[0]!.nodePort}: HTTP 200 from pod ${win[0]!.ip}`,
     );
-    expect(checks['outbound']!.detail).toMatch(/-> https:\/\/www\.microsoft\.com: HTTP 200$/);
+    expect(checks['outbound']!.detail).toBe(
+      `${client!.name} (lab-01) -> www.microsoft.com:443: connected; ${win[0]!.name} (win-01) -> https://www.microsoft.com: HTTP 200`,
+    );
     // Each stored output is the check's single JSON line.
     expect(String(outputs['check_outbound'])).toMatch(/^\{"check": "outbound", "ok": true, .*\}$/);
+  });
+
+  it('takes the outbound URL literally: quoted for the shell and for PowerShell, its host and port for agnhost connect', async () => {
+    const url = "https://www.microsoft.com/?q=it's;Get-Process";
+    const { summary, results } = await runVerify(lab, { ...vars, verify_outbound_url: url });
+    expect(summary.status).toBe('succeeded');
+    const outbound = byName(results)['outbound']!;
+    expect(outbound.detail).toMatch(
+      /-> www\.microsoft\.com:443: connected; .* -> https:\/\/www\.microsoft\.com\/\?q=it's;Get-Process: HTTP 200$/,
+    );
+    expect(outbound.command).toContain(
+      `-- powershell -NoProfile -Command "(Invoke-WebRequest -UseBasicParsing -Uri 'https://www.microsoft.com/?q=it''s;Get-Process').StatusCode"`,
+    );
   });
 
   it('a Windows flannel VNI of 4097 breaks node-to-pod; the task fails naming the failed checks', async () => {
@@ -154,13 +210,18 @@ describe('verify.yml on a lab cluster: 1 Linux controller + 1 Windows node', () 
     expect(checks['node-to-pod']!.detail).toMatch(
       /: curl: \(28\) Connection timed out after 10000 milliseconds/,
     );
-    // Both pods share the Windows node (no overlay between them); NodePort rides the underlay.
+    // The Windows pods share their node (no overlay between them); NodePort rides the underlay.
+    // Pod to pod between the Linux client and the Windows pods crosses the broken VXLAN.
     expect(results.filter((r) => !r.ok).map((r) => r.check)).toEqual([
       'node-to-pod',
+      'pod-to-pod',
       'service-vip',
       'service-dns',
       'outbound',
     ]);
+    expect(checks['pod-to-pod']!.detail).toMatch(
+      /-> win-webserver-\S+ on win-02 \((\S+)\): Get "http:\/\/\1:80\/hostname": dial tcp \1:80: i\/o timeout \(Client\.Timeout exceeded while awaiting headers\)/,
+    );
     expect(checks['service-dns']!.detail).toMatch(
       /Invoke-WebRequest : The remote name could not be resolved: 'win-webserver\.default\.svc\.cluster\.local'$/,
     );
@@ -168,7 +229,7 @@ describe('verify.yml on a lab cluster: 1 Linux controller + 1 Windows node', () 
     const failure = summary.failures[0]!;
     expect(failure).toMatchObject({ task: 'verify', host: 'lab-01', step: 'Every check passed' });
     expect(failure.stderrTail).toBe(
-      'verify failed: node-to-pod, service-vip, service-dns, outbound (4 of 6 checks failed)',
+      'verify failed: node-to-pod, pod-to-pod, service-vip, service-dns, outbound (5 of 6 checks failed)',
     );
   });
 
@@ -178,13 +239,12 @@ describe('verify.yml on a lab cluster: 1 Linux controller + 1 Windows node', () 
     for (const manifest of ['kube-flannel-windows', 'kube-proxy-windows'] as const)
       for (const o of renderManifestObjects(manifest, invalid)) await lab.cluster.applyObject(o);
     const { summary, results } = await runVerify(lab, { ...vars, verify_rollout_timeout: '1s' });
+    // Every check fails first on the missing Windows pods; the Linux parts are still reported.
     expect(results.map((r) => [r.check, r.ok, r.detail])).toEqual(
       CHECK_NAMES.map((name) => [
         name,
         false,
-        ['service-vip', 'nodeport'].includes(name)
-          ? expect.stringMatching(/curl: \((7|28)\) /)
-          : 'no Ready win-webserver pod',
+        expect.stringMatching(/^no Ready win-webserver pod; linux-netexec/),
       ]),
     );
     expect(summary.failures[0]!.stderrTail).toBe(

@@ -50,6 +50,7 @@ beforeAll(async () => {
         apiServerHost: lab.hosts[0]!.address,
         apiServerPort: 6443,
         windowsVersions: ['2022'],
+        linuxWorkers: 0,
       },
     ),
     versions: unpinned,

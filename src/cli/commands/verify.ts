@@ -14,10 +14,12 @@ import { reportVerifyChecks } from '../verify-report.js';
 
 export const verifyHelp = `Usage: kubemix verify <spec> [options]
 
-Check a built cluster the way the Kubernetes Windows guide does: deploy win-webserver (a
-NodePort Service over two Windows pods), then node-to-pod, pod-to-pod, service VIP, service
-DNS name, NodePort and outbound checks. Prints a table and writes verify.json to the cluster
-directory. Exit code 0 when every check passed, 1 otherwise.
+Check a built cluster: deploy the workloads it can run (agnhost netexec, the server of
+Kubernetes' own network tests, on the Linux workers or else the controllers; with Windows
+workers also win-webserver, the Kubernetes Windows guide's), then node-to-pod, pod-to-pod
+(Linux <-> Windows both ways when both exist), service VIP, service DNS name, NodePort and
+outbound checks, each across every workload. Prints a table and writes verify.json to the
+cluster directory. Exit code 0 when every check passed, 1 otherwise.
 
 Options:
   --cluster-dir DIR          the cluster directory (default: derived from the spec's name)
