@@ -129,6 +129,12 @@ export function versionMatrix(input: MatrixInput): MatrixRow[] {
       source: 'sig-windows-tools sync-kube-proxy-images workflow',
     },
   );
+  rows.push({
+    component: 'agnhost netexec (verify, Linux)',
+    version: images.agnhost,
+    installedOn: 'Linux workers (the controllers without workers)',
+    source: 'registry.k8s.io/e2e-test-images (Kubernetes e2e)',
+  });
   for (const version of input.windowsVersions) {
     const workload = windowsWorkload(version);
     rows.push({
