@@ -35,10 +35,11 @@ export interface BuildableVersion {
 }
 
 /**
- * Every question about the cluster's Kubernetes version that would otherwise be answered on a
- * machine (prepare-linux's containerd minimum, kubeadm's image list for the sandbox image and the
- * offline archives) is answered here, at plan time: a version outside the supported range, or one
- * whose minor lacks a containerd minimum or a kubeadm image list, is an issue. Pure.
+ * Every question about the cluster's versions that would otherwise be answered on a machine
+ * (prepare-linux's containerd minimum, kubeadm's image list for the sandbox image and the offline
+ * archives, the flannel release the manifest needs) is answered here, at plan time: a Kubernetes
+ * version outside the supported range, a minor without a containerd minimum or a kubeadm image
+ * list, a pinned containerd below the minimum, or a flannel older than the manifest's is an issue. Pure.
  */
 export function buildableVersion(input: BuildableInput): BuildableVersion {
   const { path, versions, issue } = input;
@@ -46,39 +47,7 @@ export function buildableVersion(input: BuildableInput): BuildableVersion {
   if (support.kind !== 'supported') return { issues: [issue(path, support.message)], warnings: [] };
   const parsed = parseKubernetesVersion(input.kubernetesVersion)!;
   const minor = `${parsed.major}.${parsed.minor}`;
-  const issues: SpecIssue[] = [];
-  const minimumEntry = `containerd-minimum-${minor}`;
-  const minimums = versions[minimumEntry];
-  if (!minimums)
-    issues.push(
-      issue(
-        ['versions', minimumEntry],
-        `is empty: Kubernetes ${minor} needs containerd's minimum versions (containerd RELEASES.md, "Kubernetes Support")`,
-      ),
-    );
-  // kubemix writes containerd's configuration version 3 (containerd-config.toml.j2), which only
-  // containerd 2.x reads: a row (a spec's override) that admits a 1.x branch would let a node's
-  // distribution package through to a containerd that refuses its configuration.
-  const oneX = (minimums ?? '').split(/\s+/).filter((m) => /^1\./.test(m));
-  if (oneX.length > 0)
-    issues.push(
-      issue(
-        ['versions', minimumEntry],
-        `admits containerd ${oneX.join(', ')}: kubemix configures containerd with configuration version 3, which containerd 1.x cannot read`,
-      ),
-    );
-  // The pinned containerd releases (Linux nodes whose distribution's is too old, every Windows
-  // node) must meet it too; a distribution's own containerd is checked on the node.
-  for (const entry of ['containerd-linux', 'containerd'] as const) {
-    const pinned = versions[entry];
-    if (minimums && pinned && meetsContainerdMinimum(pinned, minimums) === false)
-      issues.push(
-        issue(
-          ['versions', entry],
-          `containerd ${pinned} is below the minimum for Kubernetes ${minor}, ${minimumWords(minimums)} (containerd RELEASES.md, Kubernetes Support)`,
-        ),
-      );
-  }
+  const issues: SpecIssue[] = containerdIssues(minor, versions, issue);
   const kubeadmImages = input.kubeadmImagesByMinor[minor];
   if (!kubeadmImages)
     issues.push(
@@ -94,6 +63,47 @@ export function buildableVersion(input: BuildableInput): BuildableVersion {
     warnings: support.warning ? [support.warning] : [],
     ...(kubeadmImages ? { kubeadmImages } : {}),
   };
+}
+
+/**
+ * containerd's minimum for the minor (versions.yaml containerd-minimum-1.MM) exists, admits no 1.x
+ * branch, and the pinned releases meet it.
+ */
+function containerdIssues(minor: string, versions: Versions, issue: BuildableInput['issue']): SpecIssue[] {
+  const issues: SpecIssue[] = [];
+  const minimumEntry = `containerd-minimum-${minor}`;
+  const minimums = versions[minimumEntry];
+  if (!minimums)
+    return [
+      issue(
+        ['versions', minimumEntry],
+        `is empty: Kubernetes ${minor} needs containerd's minimum versions (containerd RELEASES.md, "Kubernetes Support")`,
+      ),
+    ];
+  // kubemix writes containerd's configuration version 3 (containerd-config.toml.j2), which only
+  // containerd 2.x reads: a row (a spec's override) that admits a 1.x branch would let a node's
+  // distribution package through to a containerd that refuses its configuration.
+  const oneX = minimums.split(/\s+/).filter((m) => /^1\./.test(m));
+  if (oneX.length > 0)
+    issues.push(
+      issue(
+        ['versions', minimumEntry],
+        `admits containerd ${oneX.join(', ')}: kubemix configures containerd with configuration version 3, which containerd 1.x cannot read`,
+      ),
+    );
+  // The pinned releases (Linux nodes whose distribution's is too old, every Windows node) must
+  // meet it too; a distribution's own containerd is checked on the node.
+  for (const entry of ['containerd-linux', 'containerd'] as const) {
+    const pinned = versions[entry];
+    if (pinned && meetsContainerdMinimum(pinned, minimums) === false)
+      issues.push(
+        issue(
+          ['versions', entry],
+          `containerd ${pinned} is below the minimum for Kubernetes ${minor}, ${minimumWords(minimums)} (containerd RELEASES.md, Kubernetes Support)`,
+        ),
+      );
+  }
+  return issues;
 }
 
 // kubemix's Linux flannel manifest is upstream's at v0.28.9 (kube-flannel.yaml.j2): its readiness
