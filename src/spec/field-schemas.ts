@@ -68,20 +68,29 @@ export const kubeletArgsSchema = z.array(z.string().regex(KUBELET_ARG, KUBELET_A
  */
 export const versionOverridesSchema = z
   .record(
-    z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'must be a versions.yaml entry name (a-z, 0-9, "-")'),
+    // Entry names hold dots too: containerd-minimum-1.37.
+    z.string().regex(/^[a-z0-9][a-z0-9.-]*$/, 'must be a versions.yaml entry name (a-z, 0-9, ".", "-")'),
     z.string(),
   )
   .superRefine((overrides, ctx) => {
     for (const [key, value] of Object.entries(overrides)) {
       const digest = key.endsWith('-sha256');
-      const ok = digest ? /^([0-9a-f]{64})?$/.test(value) : VERSION_OR_REF.test(value);
+      // containerd's minimum rows list one X.Y.Z per release branch, space-separated (versions.yaml).
+      const row = key.startsWith('containerd-minimum-');
+      const ok = digest
+        ? /^([0-9a-f]{64})?$/.test(value)
+        : row
+          ? /^\d+\.\d+\.\d+( \d+\.\d+\.\d+)*$/.test(value)
+          : VERSION_OR_REF.test(value);
       if (!ok)
         ctx.addIssue({
           code: 'custom',
           path: [key],
           message: digest
             ? 'must be a SHA-256 (64 lower-case hex digits), or empty to trust on first download'
-            : VERSION_MESSAGE,
+            : row
+              ? 'must be containerd versions X.Y.Z, one per release branch, separated by spaces (e.g. "2.4.0 2.3.0")'
+              : VERSION_MESSAGE,
         });
     }
   });
