@@ -76,6 +76,15 @@ describe('apt-get install of local .deb files', () => {
     const r = await tool('apt-get', ['install', '-y', kubeadm]);
     expect(r.exitCode).toBe(100);
     expect(r.stderr).toContain('kubeadm : Depends: cri-tools but it is not installable');
+    // A file that brings the dependency at a version the relation does not allow is refused too
+    // (real apt in a Debian 13 guest refused exactly this: the libvirt e2e's test repository).
+    const old = join(dir, 'cri-tools_1.10.0-1.1_amd64.deb');
+    await buildDeb(old, { name: 'cri-tools', version: '1.10.0-1.1' });
+    const tooOld = await tool('apt-get', ['install', '-y', kubeadm, old]);
+    expect(tooOld.exitCode).toBe(100);
+    expect(tooOld.stderr).toContain(
+      'kubeadm : Depends: cri-tools (>= 1.28.0) but 1.10.0-1.1 is to be installed',
+    );
     const missing = await tool('apt-get', ['install', '-y', join(dir, 'nope_1_amd64.deb')]);
     expect(missing.exitCode).toBe(100);
     expect(missing.stderr).toContain(
