@@ -6,7 +6,7 @@ import { clusterKnownHostsPath } from '../provider/cluster-key.js';
 import { providerFor } from '../provider/index.js';
 import type { ClusterSpec } from '../spec/schema.js';
 import { renderValue } from '../template/index.js';
-import type { ProviderResource } from '../types/provision.js';
+import type { ProviderResource, ProvisionLedger } from '../types/provision.js';
 import type { Versions } from '../versions/versions.js';
 
 /** A recorded resource and whether it exists now; or something of the cluster found but never recorded. */
@@ -50,7 +50,8 @@ export async function providerStatus(
         const outcome = await runModule({
           module,
           args: renderValue(step.args, vars),
-          context: { host, os: host.os, vars, checkMode: false },
+          // Read only: the step sees what the state recorded (EC2: the region the cluster lives in).
+          context: { host, os: host.os, vars, checkMode: false, ledger: readOnlyLedger(resources) },
           transport,
         });
         if (outcome.failed) note = outcome.msg ?? 'the inspection failed';
@@ -83,3 +84,9 @@ export async function providerStatus(
   }
   return lines;
 }
+
+/** The recorded resources for a step that must change nothing. */
+const readOnlyLedger = (resources: readonly ProviderResource[]): ProvisionLedger => ({
+  resources,
+  record: () => Promise.reject(new Error('status changes nothing: a provider step tried to record')),
+});

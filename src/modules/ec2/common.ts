@@ -45,7 +45,8 @@ export async function readClusterKey(keyFile: string): Promise<{ privateKeyPem: 
 }
 
 /**
- * A `call` action that runs `work` with an EC2 context (the spec's region and endpoint, the run's
+ * A `call` action that runs `work` with an EC2 context (the recorded region, else the spec's or
+ * the SDK's; the spec's endpoint; the run's
  * ledger, progress as the step's output) and turns its result into the module's outcome. The
  * caller returns `outcome()` after yielding the action.
  */
@@ -69,7 +70,12 @@ export function ec2Call(
     try {
       // The AWS SDK loads only when an EC2 step runs, not with every kubemix command.
       const { AwsClients } = await import('../../provider/ec2/client.js');
-      aws = await AwsClients.create({ region: provider.region, endpoint: provider.endpoint });
+      const { recordedIdentity } = await import('../../provider/ec2/identity.js');
+      // A built cluster lives where it was recorded, whatever the spec or AWS_REGION say now:
+      // `down` after a region switch in the shell still finds it (prepare-provider refuses a spec
+      // region that differs).
+      const region = recordedIdentity(ledger.resources)?.region ?? provider.region;
+      aws = await AwsClients.create({ region, endpoint: provider.endpoint });
       const ctx: Ec2Context = {
         aws,
         cluster: args.spec.name,

@@ -4,6 +4,8 @@ import type { AwsClients } from './client.js';
 
 /** Every kind of resource kubemix makes on EC2 (the leak check looks for each). */
 export type Ec2ResourceKind =
+  /** The cluster's identity (id and region; identity.ts), recorded before anything is created. */
+  | 'cluster'
   | 'vpc'
   | 'subnet'
   | 'internet-gateway'

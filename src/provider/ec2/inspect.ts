@@ -1,5 +1,6 @@
 import { describeAwsError } from './client.js';
 import type { Ec2Context } from './context.js';
+import { IDENTITY, recordedIdentity } from './identity.js';
 import { clusterInstances } from './instances.js';
 import { listTagged } from './leak-check.js';
 import type { Ec2Plan } from './plan.js';
@@ -38,6 +39,8 @@ export async function inspectCluster(ctx: Ec2Context, plan: Ec2Plan): Promise<Fo
       if (group && !found.some((f) => f.kind === 'launch' && f.name === group.group))
         found.push({ kind: 'launch', name: group.group });
     }
+    // The recorded identity "exists" while anything carrying its id does.
+    if (found.length > 0 && recordedIdentity(ctx.ledger.resources)) found.push({ ...IDENTITY });
     return found;
   } catch (error) {
     throw describeAwsError('status: listing the cluster on EC2', error);

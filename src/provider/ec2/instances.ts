@@ -7,11 +7,12 @@ import {
 import { KubemixError } from '../../errors/index.js';
 import { awsErrorCode, describeAwsError } from './client.js';
 import { type Ec2Context, type Ec2HostAssignment, record } from './context.js';
+import { isOurs, ownerFilter, ownTags } from './identity.js';
 import type { ResolvedImage } from './images.js';
 import { decryptWindowsPassword } from './keys.js';
 import type { Ec2Network } from './network.js';
 import type { Ec2Plan, InstanceGroupPlan } from './plan.js';
-import { clientToken, clusterFilter, clusterTags, ROLE_TAG, tagValue } from './tags.js';
+import { clientToken, ROLE_TAG, tagValue } from './tags.js';
 import { waitFor } from './wait.js';
 
 /** States of instances that exist (or are on their way): everything but terminated. */
@@ -32,12 +33,21 @@ export interface CreateHostsInput {
 
 /** Every live instance of the cluster: one DescribeInstances with filters (paginated), never one per instance. */
 export async function clusterInstances(ctx: Ec2Context, states = LIVE_STATES): Promise<Instance[]> {
+  return (await describeInstances(ctx, ownerFilter(ctx), states)).filter((i) => isOurs(ctx, i.Tags));
+}
+
+/** The instances in the given states matching a tag filter (paginated). */
+export async function describeInstances(
+  ctx: Ec2Context,
+  filter: { Name: string; Values: string[] },
+  states = LIVE_STATES,
+): Promise<Instance[]> {
   const instances: Instance[] = [];
   let token: string | undefined;
   do {
     const answer = await ctx.aws.ec2.send(
       new DescribeInstancesCommand({
-        Filters: [clusterFilter(ctx.cluster), { Name: 'instance-state-name', Values: states }],
+        Filters: [filter, { Name: 'instance-state-name', Values: states }],
         ...(token ? { NextToken: token } : {}),
       }),
     );
@@ -80,7 +90,7 @@ async function runInstances(
   if (!image) throw new KubemixError(`create-hosts: no image resolved for group ${group.group}`);
   const role = launchRole(group.group);
   const name = `kubemix-${ctx.cluster}-${group.group}`;
-  const tags = clusterTags(ctx.cluster, role, name);
+  const tags = ownTags(ctx, role, name);
   try {
     return await ctx.aws.ec2.send(
       new RunInstancesCommand({

@@ -20,8 +20,8 @@ import {
 } from '@aws-sdk/client-ec2';
 import { awsErrorCode, describeAwsError } from './client.js';
 import { type Ec2Context, type Ec2ResourceKind, record, recorded } from './context.js';
+import { ownTags, roleFilters } from './identity.js';
 import type { Ec2Plan, IngressRule } from './plan.js';
-import { clusterTags, roleFilters } from './tags.js';
 import type { Ec2Preflight } from './validate.js';
 
 /** What create-network made (or found): where instances go and how they are reached. */
@@ -33,7 +33,7 @@ export interface Ec2Network {
 }
 
 const tagSpec = (ctx: Ec2Context, type: ResourceType, role: string) => [
-  { ResourceType: type, Tags: clusterTags(ctx.cluster, role) },
+  { ResourceType: type, Tags: ownTags(ctx, role) },
 ];
 
 /**
@@ -108,8 +108,7 @@ export async function createNetwork(
       ctx,
       'vpc',
       async () =>
-        first((await ec2.send(new DescribeVpcsCommand({ Filters: roleFilters(ctx.cluster, 'vpc') }))).Vpcs)
-          ?.VpcId,
+        first((await ec2.send(new DescribeVpcsCommand({ Filters: roleFilters(ctx, 'vpc') }))).Vpcs)?.VpcId,
       async () =>
         (
           await ec2.send(
@@ -121,10 +120,8 @@ export async function createNetwork(
       ctx,
       'subnet',
       async () =>
-        first(
-          (await ec2.send(new DescribeSubnetsCommand({ Filters: roleFilters(ctx.cluster, 'subnet') })))
-            .Subnets,
-        )?.SubnetId,
+        first((await ec2.send(new DescribeSubnetsCommand({ Filters: roleFilters(ctx, 'subnet') }))).Subnets)
+          ?.SubnetId,
       async () =>
         (
           await ec2.send(
@@ -144,7 +141,7 @@ export async function createNetwork(
         first(
           (
             await ec2.send(
-              new DescribeInternetGatewaysCommand({ Filters: roleFilters(ctx.cluster, 'internet-gateway') }),
+              new DescribeInternetGatewaysCommand({ Filters: roleFilters(ctx, 'internet-gateway') }),
             )
           ).InternetGateways,
         )?.InternetGatewayId,
@@ -166,11 +163,8 @@ export async function createNetwork(
         'route-table',
         async () =>
           first(
-            (
-              await ec2.send(
-                new DescribeRouteTablesCommand({ Filters: roleFilters(ctx.cluster, 'route-table') }),
-              )
-            ).RouteTables,
+            (await ec2.send(new DescribeRouteTablesCommand({ Filters: roleFilters(ctx, 'route-table') })))
+              .RouteTables,
           )?.RouteTableId,
         async () =>
           (
@@ -205,11 +199,8 @@ export async function createNetwork(
     'security-group',
     async () =>
       first(
-        (
-          await ec2.send(
-            new DescribeSecurityGroupsCommand({ Filters: roleFilters(ctx.cluster, 'security-group') }),
-          )
-        ).SecurityGroups,
+        (await ec2.send(new DescribeSecurityGroupsCommand({ Filters: roleFilters(ctx, 'security-group') })))
+          .SecurityGroups,
       )?.GroupId,
     async () =>
       (
@@ -239,10 +230,8 @@ export async function createNetwork(
     ctx,
     'key-pair',
     async () =>
-      first(
-        (await ec2.send(new DescribeKeyPairsCommand({ Filters: roleFilters(ctx.cluster, 'key-pair') })))
-          .KeyPairs,
-      )?.KeyPairId,
+      first((await ec2.send(new DescribeKeyPairsCommand({ Filters: roleFilters(ctx, 'key-pair') }))).KeyPairs)
+        ?.KeyPairId,
     async () =>
       (
         await ec2.send(

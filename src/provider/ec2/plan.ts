@@ -70,6 +70,8 @@ export type NetworkPlan =
 /** Everything create-network and create-hosts will make for a spec. Pure data. */
 export interface Ec2Plan {
   cluster: string;
+  /** The spec's region; absent: the SDK's (recorded at the first `up`, see identity.ts). */
+  region?: string;
   network: NetworkPlan;
   securityGroupName: string;
   rules: IngressRule[];
@@ -163,6 +165,7 @@ export function planEc2(spec: ClusterSpec): Ec2Plan {
     : { kind: 'create', vpcCidr: provider.vpcCidr, subnetCidr: `${addressInCidr(provider.vpcCidr, 0)}/24` };
   return {
     cluster: name,
+    ...(provider.region ? { region: provider.region } : {}),
     network,
     securityGroupName: `kubemix-${name}`,
     rules: securityGroupRules(provider, groups),

@@ -1,7 +1,13 @@
 import { createHash } from 'node:crypto';
 
-/** The tag every resource kubemix creates on EC2 carries: its value is the cluster name. */
+/** The tag every resource kubemix creates on EC2 carries: its value is the cluster name (for people). */
 export const CLUSTER_TAG = 'kubemix.io/cluster';
+
+/**
+ * The cluster's id (made once per build, kept in state.json: see identity.ts): what kubemix
+ * adopts and deletes by, since two clusters may share a name in one region.
+ */
+export const CLUSTER_ID_TAG = 'kubemix.io/cluster-id';
 
 /**
  * Kubernetes' ownership tag (cloud-provider-aws): `owned` means the resource dies with the
@@ -18,7 +24,7 @@ export interface Tag {
 /** The resource's role in the cluster (`vpc`, `subnet`, `launch/<group>`...): how a resumed run finds it. */
 export const ROLE_TAG = 'kubemix.io/role';
 
-/** The tags of one resource: the cluster tag, Kubernetes' `owned` tag, its role and a `Name`. */
+/** The name tags of one resource: the cluster tag, Kubernetes' `owned` tag, its role and a `Name` (identity.ts adds the id). */
 export function clusterTags(cluster: string, role: string, name = `kubemix-${cluster}`): Tag[] {
   return [
     { Key: CLUSTER_TAG, Value: cluster },
@@ -28,14 +34,8 @@ export function clusterTags(cluster: string, role: string, name = `kubemix-${clu
   ];
 }
 
-/** Filters for the resources of a cluster with a role. */
-export const roleFilters = (cluster: string, role: string) => [
-  clusterFilter(cluster),
-  { Name: `tag:${ROLE_TAG}`, Values: [role] },
-];
-
-/** The Describe* filter that finds everything of one cluster, whatever its kind. */
-export const clusterFilter = (cluster: string) => ({ Name: `tag:${CLUSTER_TAG}`, Values: [cluster] });
+/** The Describe* filter that finds everything carrying a cluster name, whatever its kind or id. */
+export const clusterNameFilter = (cluster: string) => ({ Name: `tag:${CLUSTER_TAG}`, Values: [cluster] });
 
 /**
  * RunInstances' idempotency token of one group in one build: a retried or resumed create with

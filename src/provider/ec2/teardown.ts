@@ -19,8 +19,9 @@ import {
 } from '@aws-sdk/client-ec2';
 import { awsErrorCode, describeAwsError, isNotFound } from './client.js';
 import type { Ec2Context, Ec2ResourceKind } from './context.js';
+import { isOurs, ownerFilter } from './identity.js';
 import { clusterInstances } from './instances.js';
-import { clusterFilter, kubernetesClusterTag, tagValue } from './tags.js';
+import { kubernetesClusterTag, tagValue } from './tags.js';
 import { waitFor } from './wait.js';
 
 /** What teardown must never delete: the user's own network, given by id in the spec. */
@@ -32,9 +33,12 @@ export interface TeardownOptions {
 
 type Tagged = { Tags?: { Key?: string; Value?: string }[] };
 
-/** Ours to delete: the cluster's tag AND Kubernetes' `owned` (a `shared` resource is never deleted). */
+/**
+ * Ours to delete: the cluster's id (identity.ts) AND Kubernetes' `owned` (a `shared` resource is
+ * never deleted).
+ */
 const owned = (ctx: Ec2Context, resource: Tagged) =>
-  tagValue(resource.Tags, kubernetesClusterTag(ctx.cluster)) === 'owned';
+  isOurs(ctx, resource.Tags) && tagValue(resource.Tags, kubernetesClusterTag(ctx.cluster)) === 'owned';
 
 /** Recorded ids of a kind that may still exist. */
 function recordedIds(ctx: Ec2Context, kind: Ec2ResourceKind, detail = 'id'): string[] {
@@ -102,7 +106,7 @@ async function deleteWithRetry(
 export async function destroyCluster(ctx: Ec2Context, options: TeardownOptions): Promise<void> {
   const timeoutMs = options.timeoutMs ?? 600_000;
   const ec2 = ctx.aws.ec2;
-  const filters = [clusterFilter(ctx.cluster)];
+  const filters = [ownerFilter(ctx)];
   const call = async <T>(doing: string, send: () => Promise<T>): Promise<T> => {
     try {
       return await send();

@@ -10,6 +10,7 @@ import { KubemixError } from '../../errors/index.js';
 import { cidrsOverlap, parseCidr } from '../../spec/cidr.js';
 import { describeAwsError } from './client.js';
 import type { Ec2Context } from './context.js';
+import { identityProblems } from './identity-check.js';
 import { type ResolvedImage, resolveImages } from './images.js';
 import type { Ec2Plan } from './plan.js';
 import { isWindowsComputerName } from './user-data.js';
@@ -33,8 +34,10 @@ export class Ec2InputError extends KubemixError {
  * prepare-provider: checks everything the spec asks of EC2 before anything is created and
  * reports every problem at once: the region, an availability zone offering every instance type,
  * each group's AMI (exists, fits the OS and the instance type's architecture), an existing subnet
- * (and that its range stays clear of the pod and service CIDRs), Windows computer names.
- * Reads only; the call count does not grow with the number of instances.
+ * (and that its range stays clear of the pod and service CIDRs), Windows computer names, and
+ * that no other cluster of the name lives in the region. Creates nothing on AWS; records the
+ * build's identity (id and region) in the state. The call count does not grow with the number
+ * of instances.
  */
 export async function preflight(
   ctx: Ec2Context,
@@ -47,6 +50,8 @@ export async function preflight(
   );
   if (!(regions.Regions ?? []).some((r) => r.RegionName === region))
     throw new Ec2InputError([`provider.region: unknown region ${region}`]);
+  const ownership = await call('looking for other clusters of this name', () => identityProblems(ctx, plan));
+  if (ownership.length > 0) throw new Ec2InputError(ownership);
   const problems: string[] = [];
   for (const group of plan.groups)
     if (group.os === 'windows')

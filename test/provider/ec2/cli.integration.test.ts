@@ -24,7 +24,7 @@ afterEach(async () => {
   await moto.reset();
 });
 
-async function cluster(name: string, options: { windows?: number; region?: string } = {}) {
+async function cluster(name: string, options: { windows?: number; region?: string | null } = {}) {
   const proxy = new Ec2FaultProxy(moto.url);
   const endpoint = await proxy.start();
   const home = tempHome();
@@ -37,9 +37,8 @@ async function cluster(name: string, options: { windows?: number; region?: strin
       `name: ${name}`,
       'provider:',
       '  type: ec2',
-      `  region: ${options.region ?? 'eu-west-1'}`,
+      ...(options.region === null ? [] : [`  region: ${options.region ?? 'eu-west-1'}`]),
       '  operatorCidr: 127.0.0.0/8',
-      '  connectVia: private',
       `  endpoint: ${endpoint}`,
       `  images: { linux: ${MOTO_LINUX_AMI}, windows: ${MOTO_WINDOWS_AMI} }`,
       'nodes:',
@@ -117,6 +116,20 @@ describe('kubemix up/down on EC2 (moto)', () => {
       expect(await taggedWithCluster(moto.url, name)).toEqual([]);
     },
   );
+
+  it('a spec without a region is built where the shell said, and down after a region switch removes it', async () => {
+    const { spec, cli } = await cluster('cli-pinned', { region: null, windows: 0 });
+    const up = await cli(['up', spec, '--stop-after', 'create-hosts'], { AWS_REGION: 'eu-west-1' });
+    expect(up.exitCode, up.stderr).toBe(0);
+    expect(await instances('cli-pinned')).toHaveLength(3);
+    const elsewhere = { AWS_REGION: 'us-east-1' };
+    const status = await cli(['status', spec], elsewhere);
+    expect(status.exitCode, status.stderr).toBe(0);
+    expect(status.stdout).toMatch(/eu-west-1 {2}vpc vpc {2}recorded created {2}exists/);
+    const down = await cli(['down', spec], elsewhere);
+    expect(down.exitCode, down.stderr).toBe(0);
+    expect(await taggedWithCluster(moto.url, 'cli-pinned')).toEqual([]);
+  });
 
   it('SIGKILL, then down without resuming: nothing left', async () => {
     const { spec, cli, proxy } = await cluster('kill-down');

@@ -15,7 +15,7 @@ import {
   leakCheckTask,
   prepareProvider,
 } from '../../../src/provider/ec2/lifecycle.js';
-import { ec2Context, ec2Spec } from './harness.js';
+import { ec2Context, ec2Spec, MemoryLedger } from './harness.js';
 
 Object.assign(process.env, MOTO_ENV);
 
@@ -75,7 +75,7 @@ describe('EC2 provider against moto', () => {
     const created = await up(ctx, spec);
 
     expect(created.hosts.map((h) => h.name)).toEqual(['controller-01', 'linux-01', 'win-01']);
-    for (const host of created.hosts) expect(host.address).toMatch(/^10\.0\.0\.\d+$/);
+    for (const host of created.hosts) expect(host.vars['ec2_private_ip']).toMatch(/^10\.0\.0\.\d+$/);
     expect(new Set(created.hosts.map((h) => h.address)).size).toBe(3);
     // The password EC2 (the proxy, for moto) encrypted with the imported key, decrypted by kubemix.
     const winId = String(created.hosts.find((h) => h.name === 'win-01')?.vars['ec2_instance_id']);
@@ -198,12 +198,15 @@ describe('EC2 provider against moto', () => {
     },
   );
 
-  it('destroys from the tags alone when the state records nothing (a crash before the first record)', async () => {
+  it('destroys from the tags alone when the state records only the identity (a crash before the first resource record)', async () => {
     const { ctx, spec } = await setup('amnesia');
     await up(ctx, spec);
     const { ctx: fresh } = await (async () => {
       const endpoint = String(spec.provider.type === 'ec2' ? spec.provider.endpoint : '');
-      const again = await ec2Context({ cluster: 'amnesia', endpoint });
+      // prepare-provider records the identity before anything is created: it is all a crash keeps.
+      const ledger = new MemoryLedger();
+      await ledger.record({ resources: ctx.ledger.resources.filter((r) => r.kind === 'cluster') });
+      const again = await ec2Context({ cluster: 'amnesia', endpoint, ledger });
       disposers.push(again.dispose);
       return { ctx: again };
     })();

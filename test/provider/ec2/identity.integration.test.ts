@@ -1,0 +1,123 @@
+import { CreateSecurityGroupCommand, CreateVpcCommand, EC2Client } from '@aws-sdk/client-ec2';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { testClusterKey } from '../../../fixtures/ec2-proxy/cluster-key.js';
+import { MOTO_ENV, type Moto, startMoto } from '../../../fixtures/ec2-proxy/moto.js';
+import { taggedWith, taggedWithCluster } from '../../../fixtures/ec2-proxy/moto-data.js';
+import { KubemixError } from '../../../src/errors/index.js';
+import { recordedIdentity } from '../../../src/provider/ec2/identity.js';
+import {
+  createHostsTask,
+  createNetworkTask,
+  destroyTask,
+  leakCheckTask,
+  prepareProvider,
+} from '../../../src/provider/ec2/lifecycle.js';
+import { ec2Context, ec2Spec } from './harness.js';
+
+Object.assign(process.env, MOTO_ENV);
+
+// Two clusters may share a name in one region (two people, two checkouts): kubemix tells them
+// apart by the id each build records, never by the name.
+let moto: Moto;
+const disposers: (() => Promise<void>)[] = [];
+beforeAll(async () => {
+  moto = await startMoto();
+});
+afterAll(async () => {
+  await moto?.stop();
+});
+afterEach(async () => {
+  for (const dispose of disposers.splice(0)) await dispose();
+  await moto.reset();
+});
+
+const key = await testClusterKey();
+
+async function context(cluster: string) {
+  const ctx = await ec2Context({ cluster, endpoint: moto.url });
+  disposers.push(ctx.dispose);
+  return ctx;
+}
+
+// No Windows workers: moto's GetPasswordData is no password (the proxy's is; lifecycle tests use it).
+const specOf = (name: string) => ec2Spec({ name, endpoint: moto.url, windowsWorkers: 0 });
+
+async function build(cluster: string) {
+  const ctx = await context(cluster);
+  const spec = specOf(cluster);
+  await prepareProvider(ctx, spec);
+  await createNetworkTask(ctx, spec, key.publicKey);
+  await createHostsTask(ctx, spec, { publicKey: key.publicKey, privateKeyPem: key.privateKeyPem });
+  return { ctx, spec };
+}
+
+describe('EC2 cluster identity', () => {
+  it('tags everything it creates with the id recorded in the state', async () => {
+    const { ctx } = await build('tagged');
+    const identity = recordedIdentity(ctx.ledger.resources);
+    expect(identity?.region).toBe('eu-west-1');
+    const byName = await taggedWithCluster(moto.url, 'tagged');
+    expect(byName.filter((r) => r.startsWith('Instance '))).toHaveLength(2);
+    expect(await taggedWith(moto.url, 'kubemix.io/cluster-id', identity!.clusterId)).toEqual(byName);
+  });
+
+  it('refuses a second cluster of the same name at prepare-provider, and its down leaves the first alone', async () => {
+    const first = await build('twin');
+    const before = await taggedWithCluster(moto.url, 'twin');
+    const second = await context('twin');
+    const spec = specOf('twin');
+    const refused = await prepareProvider(second, spec).then(
+      () => undefined,
+      (error: KubemixError) => error,
+    );
+    expect(refused).toBeInstanceOf(KubemixError);
+    expect(refused?.exitCode).toBe(2);
+    expect(refused?.message).toMatch(/^name: another cluster named twin exists in eu-west-1 \(/);
+    expect(refused?.message).not.toContain('\n');
+    expect(await taggedWithCluster(moto.url, 'twin')).toEqual(before);
+    // The refused build's down deletes nothing of the first one's.
+    await destroyTask(second, spec);
+    await leakCheckTask(second);
+    expect(await taggedWithCluster(moto.url, 'twin')).toEqual(before);
+    await destroyTask(first.ctx, first.spec);
+    await leakCheckTask(first.ctx);
+    expect(await taggedWithCluster(moto.url, 'twin')).toEqual([]);
+  });
+
+  it('down of a state written before cluster ids removes only what carries the name and no id', async () => {
+    const ec2 = new EC2Client({ region: 'eu-west-1', endpoint: moto.url });
+    const tags = (extra: { Key: string; Value: string }[]) => [
+      { Key: 'kubemix.io/cluster', Value: 'old' },
+      { Key: 'kubernetes.io/cluster/old', Value: 'owned' },
+      ...extra,
+    ];
+    const legacy = await ec2.send(
+      new CreateVpcCommand({
+        CidrBlock: '10.0.0.0/16',
+        TagSpecifications: [{ ResourceType: 'vpc', Tags: tags([{ Key: 'kubemix.io/role', Value: 'vpc' }]) }],
+      }),
+    );
+    await ec2.send(
+      new CreateSecurityGroupCommand({
+        GroupName: 'kubemix-old',
+        Description: 'kubemix cluster old',
+        VpcId: legacy.Vpc?.VpcId,
+        TagSpecifications: [{ ResourceType: 'security-group', Tags: tags([]) }],
+      }),
+    );
+    const newer = await ec2.send(
+      new CreateVpcCommand({
+        CidrBlock: '10.1.0.0/16',
+        TagSpecifications: [
+          { ResourceType: 'vpc', Tags: tags([{ Key: 'kubemix.io/cluster-id', Value: 'another-build' }]) },
+        ],
+      }),
+    );
+    ec2.destroy();
+    // No identity in the state: the build predates ids.
+    const ctx = await context('old');
+    await destroyTask(ctx, specOf('old'));
+    await leakCheckTask(ctx);
+    expect(await taggedWithCluster(moto.url, 'old')).toEqual([`VPC ${newer.Vpc?.VpcId}`]);
+  });
+});
