@@ -174,7 +174,9 @@ export const cidrOverlapRule: CrossFieldRule = (spec) => {
 
 /**
  * EC2: an existing VPC is used only through a subnet the user names (kubemix never adds subnets
- * to a VPC it does not own).
+ * to a VPC it does not own). Private addresses only with that network: the VPC kubemix creates
+ * routes through an internet gateway alone (no NAT), so instances without a public address have
+ * no egress (packages, images) and nothing of the operator's is inside to reach them.
  */
 export const ec2NetworkRule: CrossFieldRule = (spec) => {
   if (spec.provider.type !== 'ec2') return [];
@@ -183,6 +185,14 @@ export const ec2NetworkRule: CrossFieldRule = (spec) => {
       {
         path: ['provider', 'vpcId'],
         message: 'needs subnetId: kubemix never adds a subnet to a VPC it did not create',
+      },
+    ];
+  if (spec.provider.connectVia === 'private' && spec.provider.subnetId === undefined)
+    return [
+      {
+        path: ['provider', 'connectVia'],
+        message:
+          'private needs an existing network (provider.vpcId and provider.subnetId) with a way in and out: the VPC kubemix creates has no NAT, so private-only instances get no egress and cannot be reached',
       },
     ];
   return [];

@@ -56,6 +56,8 @@ export interface SpecView {
     vpcCidr?: string;
     vpcId?: string;
     subnetId?: string;
+    /** EC2: `connectVia` as written. */
+    connectVia?: string;
     /** libvirt: `images.windows` is given. */
     windowsImage: boolean;
     /** libvirt: `tunnel.port` as written. */
@@ -145,6 +147,7 @@ export function specView(input: unknown): SpecView {
       vpcCidr: text(provider.vpcCidr),
       vpcId: text(provider.vpcId),
       subnetId: text(provider.subnetId),
+      connectVia: text(provider.connectVia),
       windowsImage: record(provider.images).windows !== undefined,
       tunnelPort: number(record(provider.tunnel).port),
       goldenImage: record(provider.windows).goldenImage,

@@ -43,6 +43,7 @@ describe('invalid spec fixtures', () => {
       'ec2-missing-operator-cidr',
       'ec2-vpc-overlap',
       'ec2-vpc-without-subnet',
+      'ec2-private-created-vpc',
       'ec2-sizing',
       'instance-type-on-libvirt',
       'libvirt-hypervisors',
