@@ -40,7 +40,7 @@ export const ec2ProviderSchema = z.strictObject({
   connectVia: z
     .enum(['public', 'private'])
     .default('public')
-    .describe('Address kubemix connects to: public IP, or private IP (from a bastion inside the VPC).'),
+    .describe('Address kubemix connects to: public IP, or private IP (from a bastion inside an existing VPC: needs subnetId).'),
   vpcId: field
     .ec2IdSchema('vpc')
     .optional()
