@@ -40,7 +40,9 @@ export const ec2ProviderSchema = z.strictObject({
   connectVia: z
     .enum(['public', 'private'])
     .default('public')
-    .describe('Address kubemix connects to: public IP, or private IP (from a bastion inside an existing VPC: needs subnetId).'),
+    .describe(
+      'Address kubemix connects to: public IP, or private IP (from a bastion inside an existing VPC: needs subnetId).',
+    ),
   vpcId: field
     .ec2IdSchema('vpc')
     .optional()
