@@ -34,6 +34,7 @@ export class AwsClients {
   readonly ssm: SSMClient;
   readonly counts: CallCounts = { commands: {}, attempts: {} };
   private home?: EC2Client;
+  private probe?: EC2Client;
 
   private constructor(
     readonly region: string,
@@ -52,6 +53,18 @@ export class AwsClients {
       maxAttempts: this.options.maxAttempts ?? 10,
       ...(this.options.endpoint ? { endpoint: this.options.endpoint } : {}),
     };
+  }
+
+  /**
+   * EC2 in the spec's region with few attempts: prepare-provider's first question, whose
+   * failure (no such endpoint, a non-AWS answer) means a wrong region more often than a busy one.
+   */
+  probeEc2(): EC2Client {
+    if (!this.probe) {
+      this.probe = new EC2Client({ ...this.config(this.region), maxAttempts: 3 });
+      this.count(this.probe, 'EC2');
+    }
+    return this.probe;
   }
 
   /**
@@ -103,6 +116,7 @@ export class AwsClients {
     this.ec2.destroy();
     this.ssm.destroy();
     this.home?.destroy();
+    this.probe?.destroy();
   }
 
   private count(client: EC2Client | SSMClient, service: string): void {

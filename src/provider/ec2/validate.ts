@@ -2,7 +2,6 @@ import {
   DescribeAvailabilityZonesCommand,
   DescribeInstanceTypeOfferingsCommand,
   DescribeInstanceTypesCommand,
-  DescribeRegionsCommand,
   DescribeSubnetsCommand,
   type Subnet,
 } from '@aws-sdk/client-ec2';
@@ -13,6 +12,7 @@ import type { Ec2Context } from './context.js';
 import { identityProblems } from './identity-check.js';
 import { type ResolvedImage, resolveImages } from './images.js';
 import type { Ec2Plan } from './plan.js';
+import { regionProblems } from './region-check.js';
 import { isWindowsComputerName } from './user-data.js';
 
 /** What prepare-provider learned: where to create, and the AMI of each group. */
@@ -45,11 +45,8 @@ export async function preflight(
   clusterRanges: { podCIDR: string; serviceCIDR: string },
 ): Promise<Ec2Preflight> {
   const region = ctx.aws.region;
-  const regions = await call('listing the regions', () =>
-    ctx.aws.homeEc2().send(new DescribeRegionsCommand({ AllRegions: true })),
-  );
-  if (!(regions.Regions ?? []).some((r) => r.RegionName === region))
-    throw new Ec2InputError([`provider.region: unknown region ${region}`]);
+  const regionIssues = await regionProblems(ctx);
+  if (regionIssues.length > 0) throw new Ec2InputError(regionIssues);
   const ownership = await call('looking for other clusters of this name', () => identityProblems(ctx, plan));
   if (ownership.length > 0) throw new Ec2InputError(ownership);
   const problems: string[] = [];

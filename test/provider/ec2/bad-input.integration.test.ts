@@ -65,6 +65,40 @@ describe('EC2 bad input: one clear line, exit 2, nothing created', () => {
     expect(await taggedWithCluster(moto.url, 'region')).toEqual([]);
   });
 
+  it('a region the account has not enabled (OptInStatus not-opted-in)', async () => {
+    // moto lists ap-east-1 as not-opted-in (moto/ec2/models/availability_zones_and_regions.py).
+    const { error } = await upError('optin', moto.url, [], { region: 'ap-east-1' });
+    expectOneLineInput(
+      error,
+      /^provider\.region: ap-east-1 is not enabled for this account \(OptInStatus not-opted-in\)/,
+    );
+  });
+
+  it('an account allowed only its region (aws:RequestedRegion) passes the region check', async () => {
+    const proxy = new Ec2FaultProxy(moto.url, { allowedRegions: ['eu-west-1'] });
+    const endpoint = await proxy.start();
+    try {
+      const spec = ec2Spec({ name: 'regiondeny', endpoint });
+      const ctx = await ec2Context({ cluster: 'regiondeny', endpoint });
+      disposers.push(ctx.dispose);
+      await expect(prepareProvider(ctx, spec)).resolves.toMatchObject({ availabilityZone: 'eu-west-1a' });
+      // The policy is in force: a call signed for another region is refused.
+      const elsewhere = await ec2Context({ cluster: 'regiondeny', endpoint, region: 'us-east-1' });
+      disposers.push(elsewhere.dispose);
+      const denied = await prepareProvider(elsewhere, {
+        ...spec,
+        provider: { ...spec.provider, region: 'us-east-1' },
+      } as typeof spec).then(
+        () => undefined,
+        (e: KubemixError) => e,
+      );
+      expect(denied?.message).toMatch(/UnauthorizedOperation/);
+      expect(proxy.calls.some((c) => c.injected === 'UnauthorizedOperation')).toBe(true);
+    } finally {
+      await proxy.stop();
+    }
+  });
+
   it('AMI not found', async () => {
     const spec = ec2Spec({ name: 'ami', endpoint: moto.url });
     if (spec.provider.type === 'ec2') spec.provider.images.linux = 'ami-0123456789abcdef0';
