@@ -1,4 +1,5 @@
 import { EC2Client } from '@aws-sdk/client-ec2';
+import { ServiceQuotasClient } from '@aws-sdk/client-service-quotas';
 import { SSMClient } from '@aws-sdk/client-ssm';
 import type {
   DeserializeMiddleware,
@@ -12,7 +13,7 @@ import { KubemixError } from '../../errors/index.js';
 export interface AwsClientOptions {
   /** The spec's region; absent: the SDK's chain (AWS_REGION, the profile's region). */
   region?: string | undefined;
-  /** The spec's endpoint (both services); AWS_ENDPOINT_URL, _EC2 and _SSM are read by the SDK itself. */
+  /** The spec's endpoint (every service); AWS_ENDPOINT_URL, _EC2, _SSM and _SERVICE_QUOTAS are read by the SDK itself. */
   endpoint?: string | undefined;
   /** Attempts per call, throttling and 5xx included (adaptive retry). Default 10. */
   maxAttempts?: number;
@@ -35,6 +36,7 @@ export class AwsClients {
   readonly counts: CallCounts = { commands: {}, attempts: {} };
   private home?: EC2Client;
   private probe?: EC2Client;
+  private quotas?: ServiceQuotasClient;
 
   private constructor(
     readonly region: string,
@@ -53,6 +55,15 @@ export class AwsClients {
       maxAttempts: this.options.maxAttempts ?? 10,
       ...(this.options.endpoint ? { endpoint: this.options.endpoint } : {}),
     };
+  }
+
+  /** Service Quotas in the spec's region (prepare-provider reads the vCPU, VPC and gateway quotas). */
+  serviceQuotas(): ServiceQuotasClient {
+    if (!this.quotas) {
+      this.quotas = new ServiceQuotasClient(this.config(this.region));
+      this.count(this.quotas, 'ServiceQuotas');
+    }
+    return this.quotas;
   }
 
   /**
@@ -117,9 +128,10 @@ export class AwsClients {
     this.ssm.destroy();
     this.home?.destroy();
     this.probe?.destroy();
+    this.quotas?.destroy();
   }
 
-  private count(client: EC2Client | SSMClient, service: string): void {
+  private count(client: EC2Client | SSMClient | ServiceQuotasClient, service: string): void {
     const bump = (table: Record<string, number>) => (commandName: unknown) => {
       const key = `${service}.${String(commandName).replace(/Command$/, '')}`;
       table[key] = (table[key] ?? 0) + 1;

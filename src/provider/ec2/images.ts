@@ -14,6 +14,8 @@ export interface ResolvedImage {
   rootDeviceName?: string;
   /** Snapshot of the root volume (named again when kubemix overrides the root volume's settings). */
   rootSnapshotId?: string;
+  /** Size of the root volume in the AMI's block device mapping: diskGiB may not be smaller. */
+  rootVolumeGiB?: number;
 }
 
 /** Images by group, and every problem found (one line each, naming the spec field). */
@@ -124,7 +126,10 @@ async function newestImage(ctx: Ec2Context, owner: string, namePattern: string):
   }
 }
 
-function rootSnapshot(image: Image): { rootSnapshotId?: string } {
+function rootSnapshot(image: Image): { rootSnapshotId?: string; rootVolumeGiB?: number } {
   const root = image.BlockDeviceMappings?.find((m) => m.DeviceName === image.RootDeviceName);
-  return root?.Ebs?.SnapshotId ? { rootSnapshotId: root.Ebs.SnapshotId } : {};
+  return {
+    ...(root?.Ebs?.SnapshotId ? { rootSnapshotId: root.Ebs.SnapshotId } : {}),
+    ...(root?.Ebs?.VolumeSize ? { rootVolumeGiB: root.Ebs.VolumeSize } : {}),
+  };
 }

@@ -36,10 +36,10 @@ export async function clusterInstances(ctx: Ec2Context, states = LIVE_STATES): P
   return (await describeInstances(ctx, ownerFilter(ctx), states)).filter((i) => isOurs(ctx, i.Tags));
 }
 
-/** The instances in the given states matching a tag filter (paginated). */
+/** The instances in the given states matching a tag filter (none: all of the region's; paginated). */
 export async function describeInstances(
   ctx: Ec2Context,
-  filter: { Name: string; Values: string[] },
+  filter: { Name: string; Values: string[] } | undefined,
   states = LIVE_STATES,
 ): Promise<Instance[]> {
   const instances: Instance[] = [];
@@ -47,7 +47,7 @@ export async function describeInstances(
   do {
     const answer = await ctx.aws.ec2.send(
       new DescribeInstancesCommand({
-        Filters: [filter, { Name: 'instance-state-name', Values: states }],
+        Filters: [...(filter ? [filter] : []), { Name: 'instance-state-name', Values: states }],
         ...(token ? { NextToken: token } : {}),
       }),
     );

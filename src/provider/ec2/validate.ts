@@ -12,6 +12,7 @@ import type { Ec2Context } from './context.js';
 import { identityProblems } from './identity-check.js';
 import { type ResolvedImage, resolveImages } from './images.js';
 import type { Ec2Plan } from './plan.js';
+import { isStandardType, quotaProblems, runningInstances } from './quotas.js';
 import { regionProblems } from './region-check.js';
 import { isWindowsComputerName } from './user-data.js';
 
@@ -34,8 +35,9 @@ export class Ec2InputError extends KubemixError {
  * prepare-provider: checks everything the spec asks of EC2 before anything is created and
  * reports every problem at once: the region, an availability zone offering every instance type,
  * each group's AMI (exists, fits the OS and the instance type's architecture), an existing subnet
- * (and that its range stays clear of the pod and service CIDRs), Windows computer names, and
- * that no other cluster of the name lives in the region. Creates nothing on AWS; records the
+ * (and that its range stays clear of the pod and service CIDRs), Windows computer names, each
+ * diskGiB against its AMI's root volume, the account's vCPU, VPC and internet gateway quotas
+ * (quotas.ts), and that no other cluster of the name lives in the region. Creates nothing on AWS; records the
  * build's identity (id and region) in the state. The call count does not grow with the number
  * of instances.
  */
@@ -104,18 +106,36 @@ export async function preflight(
 
   const { images, problems: imageProblems } = await resolveImages(ctx, plan.groups);
   problems.push(...imageProblems);
-  const architectures = await supportedArchitectures(
-    ctx,
-    types.filter((t) => offered.get(t)?.size),
-  );
+  const running = await call('listing the running instances', () => runningInstances(ctx));
+  const described = await describeTypes(ctx, [
+    ...new Set([
+      ...types.filter((t) => offered.get(t)?.size),
+      ...running.flatMap((i) => (i.InstanceType && isStandardType(i.InstanceType) ? [i.InstanceType] : [])),
+    ]),
+  ]);
   for (const group of plan.groups) {
     const image = images.get(group.group);
-    const archs = architectures.get(group.instanceType);
+    const archs = described.get(group.instanceType)?.architectures;
     if (image && archs && !archs.includes(image.architecture))
       problems.push(
         `provider.images.${group.os}: AMI ${image.imageId} is ${image.architecture}; ${group.instanceType} (${group.specPath}) runs ${archs.join(', ')}`,
       );
+    // RunInstances refuses a root volume smaller than the snapshot, after the network exists.
+    if (
+      image?.rootVolumeGiB &&
+      group.rootVolumeGiB !== undefined &&
+      group.rootVolumeGiB < image.rootVolumeGiB
+    )
+      problems.push(
+        `${group.specPath}.diskGiB: ${group.rootVolumeGiB} GiB is smaller than the root volume of AMI ${image.imageId} (${image.rootVolumeGiB} GiB)`,
+      );
   }
+  if (problems.length === 0)
+    problems.push(
+      ...(await call('reading the account quotas', () =>
+        quotaProblems(ctx, plan, (type) => described.get(type)?.vcpus, running),
+      )),
+    );
   // Groups sharing an image or type would repeat the same line.
   if (problems.length > 0) throw new Ec2InputError([...new Set(problems)]);
   const result: Ec2Preflight = { availabilityZone: zone ?? zones[0]!, images };
@@ -167,13 +187,21 @@ async function offerings(
   return offered;
 }
 
-async function supportedArchitectures(ctx: Ec2Context, types: string[]): Promise<Map<string, string[]>> {
-  const found = new Map<string, string[]>();
+/** Architectures and default vCPUs of each instance type (one call). */
+async function describeTypes(
+  ctx: Ec2Context,
+  types: string[],
+): Promise<Map<string, { architectures: string[]; vcpus?: number }>> {
+  const found = new Map<string, { architectures: string[]; vcpus?: number }>();
   if (types.length === 0) return found;
   const answer = await call('describing the instance types', () =>
     ctx.aws.ec2.send(new DescribeInstanceTypesCommand({ InstanceTypes: types as never })),
   );
   for (const t of answer.InstanceTypes ?? [])
-    if (t.InstanceType) found.set(t.InstanceType, t.ProcessorInfo?.SupportedArchitectures ?? []);
+    if (t.InstanceType)
+      found.set(t.InstanceType, {
+        architectures: t.ProcessorInfo?.SupportedArchitectures ?? [],
+        ...(t.VCpuInfo?.DefaultVCpus ? { vcpus: t.VCpuInfo.DefaultVCpus } : {}),
+      });
   return found;
 }

@@ -1,4 +1,4 @@
-import { CreateSubnetCommand, CreateVpcCommand, EC2Client } from '@aws-sdk/client-ec2';
+import { CreateSubnetCommand, CreateVpcCommand, EC2Client, RunInstancesCommand } from '@aws-sdk/client-ec2';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { testClusterKey } from '../../../fixtures/ec2-proxy/cluster-key.js';
 import { MOTO_ENV, type Moto, startMoto } from '../../../fixtures/ec2-proxy/moto.js';
@@ -11,7 +11,7 @@ import {
   destroyTask,
   prepareProvider,
 } from '../../../src/provider/ec2/lifecycle.js';
-import { ec2Context, ec2Spec } from './harness.js';
+import { ec2Context, ec2Spec, MOTO_LINUX_AMI } from './harness.js';
 
 Object.assign(process.env, MOTO_ENV);
 
@@ -174,6 +174,69 @@ describe('EC2 bad input: one clear line, exit 2, nothing created', () => {
       );
     } finally {
       process.env = saved;
+    }
+  });
+});
+
+describe('EC2 limits found before anything is created', () => {
+  it('diskGiB below the AMI root volume names the group field', async () => {
+    const spec = ec2Spec({ name: 'disk', endpoint: moto.url });
+    spec.nodes.workers[1]!.diskGiB = 8;
+    const ctx = await ec2Context({ cluster: 'disk', endpoint: moto.url });
+    disposers.push(ctx.dispose);
+    const failure = await prepareProvider(ctx, spec).then(
+      () => undefined,
+      (e: KubemixError) => e,
+    );
+    // moto's Windows AMI maps a 15 GiB root volume (moto/ec2/resources/amis.json).
+    expectOneLineInput(
+      failure!,
+      /^nodes\.workers\.1\.diskGiB: 8 GiB is smaller than the root volume of AMI ami-b7e93bce \(15 GiB\)$/,
+    );
+    expect(await taggedWithCluster(moto.url, 'disk')).toEqual([]);
+  });
+
+  it('the On-Demand Standard vCPU quota, counting what already runs in the account', async () => {
+    const ec2 = new EC2Client({ region: 'eu-west-1', endpoint: moto.url });
+    // Someone else's m5.large (2 vCPUs) runs in the region.
+    await ec2.send(
+      new RunInstancesCommand({
+        ImageId: MOTO_LINUX_AMI,
+        InstanceType: 'm5.large',
+        MinCount: 1,
+        MaxCount: 1,
+      }),
+    );
+    ec2.destroy();
+    const proxy = new Ec2FaultProxy(moto.url, { quotas: { 'L-1216C47A': 7 } });
+    const endpoint = await proxy.start();
+    try {
+      // controller t3.large + linux t3.large + win m5.large: 6 vCPUs; 6 + 2 > 7.
+      const { error } = await upError('vcpus', endpoint, []);
+      expectOneLineInput(
+        error,
+        /^nodes\.controlPlane\.instanceType: the cluster needs 6 vCPUs of On-Demand Standard instances and 2 run already, above the quota L-1216C47A of 7 in eu-west-1/,
+      );
+      expect(proxy.actions()).toContain('ServiceQuotas.GetServiceQuota');
+      expect(await taggedWithCluster(moto.url, 'vcpus')).toEqual([]);
+    } finally {
+      await proxy.stop();
+    }
+  });
+
+  it('the VPCs-per-region quota when kubemix would create a VPC', async () => {
+    const proxy = new Ec2FaultProxy(moto.url, { quotas: { 'L-F678F1CE': 1 } });
+    const endpoint = await proxy.start();
+    try {
+      // moto has the region's default VPC: one of one.
+      const { error } = await upError('vpcs', endpoint, []);
+      expectOneLineInput(
+        error,
+        /^provider\.subnetId: kubemix would create a VPC, but eu-west-1 has 1 of 1 \(quota L-F678F1CE, VPCs per Region\)/,
+      );
+      expect(await taggedWithCluster(moto.url, 'vpcs')).toEqual([]);
+    } finally {
+      await proxy.stop();
     }
   });
 });
