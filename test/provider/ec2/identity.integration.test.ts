@@ -4,7 +4,9 @@ import { testClusterKey } from '../../../fixtures/ec2-proxy/cluster-key.js';
 import { MOTO_ENV, type Moto, startMoto } from '../../../fixtures/ec2-proxy/moto.js';
 import { taggedWith, taggedWithCluster } from '../../../fixtures/ec2-proxy/moto-data.js';
 import { KubemixError } from '../../../src/errors/index.js';
+import { ec2IamActions } from '../../../src/provider/ec2/iam-policy.js';
 import { recordedIdentity } from '../../../src/provider/ec2/identity.js';
+import { inspectCluster } from '../../../src/provider/ec2/inspect.js';
 import {
   createHostsTask,
   createNetworkTask,
@@ -12,6 +14,7 @@ import {
   leakCheckTask,
   prepareProvider,
 } from '../../../src/provider/ec2/lifecycle.js';
+import { planEc2 } from '../../../src/provider/ec2/plan.js';
 import { ec2Context, ec2Spec } from './harness.js';
 
 Object.assign(process.env, MOTO_ENV);
@@ -59,6 +62,20 @@ describe('EC2 cluster identity', () => {
     const byName = await taggedWithCluster(moto.url, 'tagged');
     expect(byName.filter((r) => r.startsWith('Instance '))).toHaveLength(2);
     expect(await taggedWith(moto.url, 'kubemix.io/cluster-id', identity!.clusterId)).toEqual(byName);
+  });
+
+  it('calls nothing the generated IAM policy leaves out (up, status, down)', async () => {
+    const { ctx, spec } = await build('iam');
+    await inspectCluster(ctx, planEc2(spec));
+    await destroyTask(ctx, spec);
+    await leakCheckTask(ctx);
+    const prefix: Record<string, string> = { EC2: 'ec2', SSM: 'ssm', ServiceQuotas: 'servicequotas' };
+    const called = Object.keys(ctx.aws.counts.commands).map((key) => {
+      const [service, action] = key.split('.');
+      return `${prefix[service!] ?? service}:${action}`;
+    });
+    expect(called).toContain('servicequotas:GetServiceQuota');
+    expect(ec2IamActions()).toEqual(expect.arrayContaining(called));
   });
 
   it('refuses a second cluster of the same name at prepare-provider, and its down leaves the first alone', async () => {
