@@ -38,7 +38,6 @@ export async function ec2CallsBench(instances: number): Promise<Record<string, P
       '  type: ec2',
       '  region: eu-west-1',
       '  operatorCidr: 127.0.0.0/8',
-      '  connectVia: private',
       `  endpoint: ${moto.url}`,
       '  images: { linux: ami-04681a1dbd79675a5 }',
       'nodes:',
