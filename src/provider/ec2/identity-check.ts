@@ -15,6 +15,12 @@ export async function identityProblems(ctx: Ec2Context, plan: Ec2Plan): Promise<
     return [
       `provider.region: ${plan.cluster} was built in ${known.region} (recorded in state.json); run kubemix down before building it in ${plan.region}`,
     ];
+  // Resources recorded without an identity come from a kubemix before ids (it is recorded first
+  // now): they carry no id, so this build could never adopt them.
+  if (!known && ctx.ledger.resources.some((r) => r.provider === 'ec2' && r.status !== 'deleted'))
+    return [
+      `name: ${plan.cluster} was started by a kubemix that did not tag cluster ids; run kubemix down, then up`,
+    ];
   await ensureIdentity(ctx);
   const others = await sameNameOthers(ctx);
   if (others.length === 0) return [];

@@ -101,6 +101,33 @@ describe('EC2 cluster identity', () => {
     expect(await taggedWithCluster(moto.url, 'twin')).toEqual([]);
   });
 
+  it('a resumed up refuses a spec region other than the recorded one, and a build started before ids', async () => {
+    const { ctx } = await build('moved');
+    const moved = specOf('moved');
+    if (moved.provider.type === 'ec2') moved.provider.region = 'us-east-1';
+    const refusal = await prepareProvider(ctx, moved).then(
+      () => undefined,
+      (error: KubemixError) => error,
+    );
+    expect(refusal?.exitCode).toBe(2);
+    expect(refusal?.message).toBe(
+      'provider.region: moved was built in eu-west-1 (recorded in state.json); run kubemix down before building it in us-east-1',
+    );
+    // A state with resources but no identity: made before ids.
+    const legacy = await context('moved');
+    await legacy.ledger.record({
+      resources: ctx.ledger.resources.filter((r) => r.kind !== 'cluster'),
+    });
+    const old = await prepareProvider(legacy, specOf('moved')).then(
+      () => undefined,
+      (error: KubemixError) => error,
+    );
+    expect(old?.message).toBe(
+      'name: moved was started by a kubemix that did not tag cluster ids; run kubemix down, then up',
+    );
+    await destroyTask(ctx, specOf('moved'));
+  });
+
   it('down of a state written before cluster ids removes only what carries the name and no id', async () => {
     const ec2 = new EC2Client({ region: 'eu-west-1', endpoint: moto.url });
     const tags = (extra: { Key: string; Value: string }[]) => [
