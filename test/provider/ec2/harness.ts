@@ -9,10 +9,11 @@ import type { ClusterSpec } from '../../../src/spec/schema.js';
 export const MOTO_LINUX_AMI = 'ami-04681a1dbd79675a5';
 export const MOTO_WINDOWS_AMI = 'ami-b7e93bce';
 
-/** A spec for moto: explicit AMIs, private addresses, the given workers. */
+/** A spec for moto: explicit AMIs, private addresses (unless `connectVia` says), the given workers. */
 export function ec2Spec(options: {
   name: string;
   endpoint: string;
+  connectVia?: 'public' | 'private';
   linuxWorkers?: number;
   windowsWorkers?: number;
   extra?: string[];
@@ -23,7 +24,7 @@ export function ec2Spec(options: {
     '  type: ec2',
     '  region: eu-west-1',
     '  operatorCidr: 127.0.0.0/8',
-    '  connectVia: private',
+    `  connectVia: ${options.connectVia ?? 'private'}`,
     `  endpoint: ${options.endpoint}`,
     `  images: { linux: ${MOTO_LINUX_AMI}, windows: ${MOTO_WINDOWS_AMI} }`,
     ...(options.extra ?? []),
