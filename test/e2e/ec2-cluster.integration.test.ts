@@ -27,7 +27,8 @@ describe.each([
 
   beforeAll(async () => {
     // Lab hosts for the 2 Linux instances; the Windows one is served by the simulator.
-    lab = await startEc2Lab({ capacity: 2 });
+    // Windows instances restart under their node name 2 s after the first logon (real: 30-90 s).
+    lab = await startEc2Lab({ capacity: 2, windowsRenameAfterMs: 2000 });
     dir = await tempClusterDir();
   });
 
