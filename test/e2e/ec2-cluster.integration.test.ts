@@ -109,6 +109,14 @@ describe.each([
         vars?: Record<string, unknown>;
       }[];
     };
+    // wait-for-hosts ended only after the Windows instance restarted under its node name (its
+    // user data renames it after the first logon): no later task ran under the AMI's name.
+    const renamedAt = lab.windowsRenamedAt.get('win-01');
+    expect(renamedAt).toBeDefined();
+    const waited = (state as unknown as { tasks: Record<string, { finishedAt?: string }> }).tasks[
+      'wait-for-hosts'
+    ];
+    expect(new Date(waited?.finishedAt ?? 0).getTime()).toBeGreaterThanOrEqual(renamedAt!.getTime());
     // kubemix connected where connectVia says; every Node's InternalIP is its private address.
     expect(lab.publicAddresses.size).toBe(connectVia === 'private' ? 0 : 3);
     for (const host of state.inventory.filter((h) => h.vars?.['ec2_instance_id'])) {
