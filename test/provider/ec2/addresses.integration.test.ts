@@ -32,7 +32,10 @@ describe('EC2 host addresses', () => {
     const endpoint = await proxy.start();
     const ctx = await ec2Context({ cluster: 'addr', endpoint });
     try {
-      const spec = ec2Spec({ name: 'addr', endpoint, connectVia: 'public', windowsWorkers: 0 });
+      // connectVia public: the default (set here over the harness's spec, whichever it uses).
+      const base = ec2Spec({ name: 'addr', endpoint, windowsWorkers: 0 });
+      if (base.provider.type !== 'ec2') throw new TypeError('an ec2 spec');
+      const spec = { ...base, provider: { ...base.provider, connectVia: 'public' as const } };
       await prepareProvider(ctx, spec);
       await createNetworkTask(ctx, spec, key.publicKey);
       const created = await createHostsTask(ctx, spec, {

@@ -9,11 +9,10 @@ import type { ClusterSpec } from '../../../src/spec/schema.js';
 export const MOTO_LINUX_AMI = 'ami-04681a1dbd79675a5';
 export const MOTO_WINDOWS_AMI = 'ami-b7e93bce';
 
-/** A spec for moto: explicit AMIs, private addresses (unless `connectVia` says), the given workers. */
+/** A spec for moto: explicit AMIs, private addresses, the given workers. */
 export function ec2Spec(options: {
   name: string;
   endpoint: string;
-  connectVia?: 'public' | 'private';
   linuxWorkers?: number;
   windowsWorkers?: number;
   extra?: string[];
@@ -24,7 +23,7 @@ export function ec2Spec(options: {
     '  type: ec2',
     '  region: eu-west-1',
     '  operatorCidr: 127.0.0.0/8',
-    `  connectVia: ${options.connectVia ?? 'private'}`,
+    '  connectVia: private',
     `  endpoint: ${options.endpoint}`,
     `  images: { linux: ${MOTO_LINUX_AMI}, windows: ${MOTO_WINDOWS_AMI} }`,
     ...(options.extra ?? []),
