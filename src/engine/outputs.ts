@@ -1,5 +1,5 @@
 import type { ModuleRunResult } from '../executor/run-module.js';
-import type { InventoryHost } from '../types/inventory.js';
+import { type InventoryHost, nodeAddressOf } from '../types/inventory.js';
 import type { SecretOutputs } from './secrets-store.js';
 
 /**
@@ -38,9 +38,17 @@ export class OutputStore {
   /**
    * The template context of a step on `host`: `vars` (plan vars, then host vars), `host`,
    * `outputs` (every host's outputs and secrets, this host's winning on a clash, so a token
-   * registered on the first control plane is visible to workers) and `outputsByHost`.
+   * registered on the first control plane is visible to workers) and `outputsByHost`. `hosts`
+   * (the run's inventory, with what providers assigned) gives `vars.kubemix_node_addresses`, each
+   * host's node address by name: a plan var may name an address a provider assigns only at run time.
    */
-  context(planVars: Record<string, unknown>, host: InventoryHost): Record<string, unknown> {
+  context(
+    planVars: Record<string, unknown>,
+    host: InventoryHost,
+    hosts: Iterable<InventoryHost> = [host],
+  ): Record<string, unknown> {
+    const nodeAddresses: Record<string, string> = {};
+    for (const h of hosts) nodeAddresses[h.name] = nodeAddressOf(h);
     const byHost: Record<string, Record<string, unknown>> = {};
     for (const source of [this.outputs, this.secrets]) {
       for (const [name, values] of Object.entries(source)) byHost[name] = { ...byHost[name], ...values };
@@ -50,7 +58,7 @@ export class OutputStore {
     Object.assign(flat, byHost[host.name]);
     const { credentials: _credentials, ...hostInfo } = host;
     return {
-      vars: { ...planVars, ...host.vars },
+      vars: { kubemix_node_addresses: nodeAddresses, ...planVars, ...host.vars },
       host: hostInfo,
       outputs: flat,
       outputsByHost: byHost,

@@ -115,7 +115,7 @@ export async function runHost(ctx: HostRunContext): Promise<HostRunResult> {
         if (!(await ctx.gate.wait(index))) return { status: 'ok' };
         continue;
       }
-      const templateContext = ctx.outputs.context(ctx.plan.vars, host);
+      const templateContext = ctx.outputs.context(ctx.plan.vars, host, ctx.hosts.values());
       const limit = stepThrottle(ctx, step, templateContext);
       if (limit === undefined) return throttleFailure(ctx, step);
       const release = await ctx.throttles.of(index).acquire(limit);

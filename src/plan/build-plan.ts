@@ -5,7 +5,7 @@ import { providerFor } from '../provider/index.js';
 import type { ProviderTask } from '../provider/types.js';
 import { parseHostPort } from '../spec/field-patterns.js';
 import type { ClusterSpec } from '../spec/schema.js';
-import type { InventoryHost } from '../types/inventory.js';
+import { type InventoryHost, nodeAddressOf } from '../types/inventory.js';
 import type { ClusterTaskName, Plan, PlanStep, PlanTask } from '../types/plan.js';
 import { type KubeadmImages, sandboxImage } from '../versions/buildable.js';
 import { kubernetesPackage, parseKubernetesVersion } from '../versions/kubernetes-support.js';
@@ -60,6 +60,17 @@ function apiServer(endpoint: string | undefined, firstControllerAddress: string)
   const parsed = endpoint === undefined ? undefined : parseHostPort(endpoint);
   if (parsed) return [parsed.host, parsed.port ?? API_SERVER_PORT];
   return [firstControllerAddress, API_SERVER_PORT];
+}
+
+/**
+ * The first controller's node address, or, for a machine a provider creates (its address is
+ * assigned at run time and recorded in the state), a template of it: the run's inventory gives
+ * `kubemix_node_addresses` (src/engine/outputs.ts), so kubeadm's controlPlaneEndpoint and the
+ * Windows flannel override get the recorded address, never an empty host.
+ */
+function firstControllerAddress(host: InventoryHost): string {
+  const known = nodeAddressOf(host);
+  return known !== '' ? known : '{{ kubemix_node_addresses[first_controller] }}';
 }
 
 /** `host:port`, with an IPv6 host in brackets (how kubeadm and kubeconfigs write it). */
@@ -227,10 +238,11 @@ export function buildPlan(options: BuildPlanOptions): Plan {
   });
 
   // The API address every node and the Windows flannel override use: the load-balanced endpoint
-  // when there is one, else the first controller.
+  // when there is one, else the first controller's node address (not the address kubemix
+  // connects to: an EC2 public address exists on no interface, and the API server is not there).
   const [apiServerHost, apiServerPort] = apiServer(
     spec.nodes.controlPlane.endpoint,
-    controllers[0]?.address ?? '',
+    controllers[0] ? firstControllerAddress(controllers[0]) : '',
   );
   const networkVars = {
     pod_cidr: spec.network.podCIDR,

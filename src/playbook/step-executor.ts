@@ -3,7 +3,7 @@ import { findModule, moduleNames } from '../modules/registry.js';
 import { renderString } from '../template/index.js';
 import { LocalTransport } from '../transport/local/index.js';
 import type { Transport } from '../transport/types.js';
-import type { InventoryHost } from '../types/inventory.js';
+import { type InventoryHost, nodeAddressOf } from '../types/inventory.js';
 import type { ModuleRunResult } from '../types/module-outcome.js';
 import type { StepExecutor, StepRequest } from '../types/step.js';
 import { executeTask, outcomeOfWhen, type TaskOutcome } from './execute-task.js';
@@ -63,6 +63,9 @@ function magicVariables({ plan, task, host }: StepRequest): Record<string, unkno
     inventory_hostname: host.name,
     inventory_hostname_short: host.name.split('.')[0],
     ansible_host: host.address,
+    // The address the cluster uses for the node (kubelet node IP, advertise address): on EC2 the
+    // private one, while ansible_host may be the public address kubemix connects to.
+    kubemix_node_address: nodeAddressOf(host),
     ansible_os_family: host.os === 'windows' ? 'Windows' : 'Linux',
     group_names: [host.group],
     groups,

@@ -47,8 +47,16 @@ export interface JumpHost {
 export interface InventoryHost {
   /** Inventory name, unique in the cluster (also the Kubernetes node name). */
   name: string;
-  /** Address to connect to (IP or DNS name). */
+  /** Address kubemix connects to (IP or DNS name). */
   address: string;
+  /**
+   * Address the cluster uses for this node: the kubelet's node IP, the API server's and etcd's
+   * advertise address, the control plane endpoint of the first controller. Absent: `address`
+   * (static and libvirt hosts are reached where the cluster reaches them). EC2 sets the private
+   * address here, whatever `connectVia` picks for `address`: a public IPv4 address is NAT-mapped
+   * and exists on no interface of the instance.
+   */
+  nodeAddress?: string;
   port?: number;
   os: HostOs;
   connection: ConnectionKind;
@@ -66,4 +74,9 @@ export interface InventoryHost {
   jump?: JumpHost;
   /** The provider that creates this machine (absent for machines the user lists): it may still be booting when a task starts. */
   createdBy?: 'libvirt' | 'ec2';
+}
+
+/** The address the cluster uses for a host: its node address, else the address kubemix connects to. */
+export function nodeAddressOf(host: Pick<InventoryHost, 'address' | 'nodeAddress'>): string {
+  return host.nodeAddress ?? host.address;
 }

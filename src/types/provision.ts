@@ -30,6 +30,8 @@ export interface ProviderResource {
 export interface HostAssignment {
   name: string;
   address?: string;
+  /** The address the cluster uses for the node (see InventoryHost.nodeAddress). */
+  nodeAddress?: string;
   port?: number;
   credentials?: HostCredentials;
   hostKeyPolicy?: 'strict' | 'accept-new';

@@ -13,6 +13,9 @@ import { kubemix, tempClusterDir } from './helpers.js';
 // `kubemix up` on an EC2 spec end to end: moto (behind the fault proxy) creates the instances,
 // the EC2 lab gives each one a lab host at its private address with the user data's key, and
 // kubemix builds the cluster on them through verify; `down` leaves nothing in moto and no host.
+// With the default connectVia (public) kubemix reaches each node on its public address, which
+// the lab DNATs to the private one and no interface holds (as on EC2); the cluster must use the
+// private addresses, or the lab's kubelet and etcd refuse them as the real ones do.
 Object.assign(process.env, MOTO_ENV);
 // One lab per listener kind: the lab's cluster state is one cluster's API server.
 describe.each(['http', 'https'] as const)('a mixed cluster on "EC2", WinRM over %s', (winrm) => {
@@ -21,7 +24,8 @@ describe.each(['http', 'https'] as const)('a mixed cluster on "EC2", WinRM over 
 
   beforeAll(async () => {
     // Lab hosts for the 2 Linux instances; the Windows one is served by the simulator.
-    lab = await startEc2Lab({ capacity: 2 });
+    // Windows instances restart under their node name 2 s after the first logon (real: 30-90 s).
+    lab = await startEc2Lab({ capacity: 2, windowsRenameAfterMs: 2000 });
     dir = await tempClusterDir();
   });
 
@@ -43,7 +47,6 @@ describe.each(['http', 'https'] as const)('a mixed cluster on "EC2", WinRM over 
           type: 'ec2',
           region: 'eu-west-1',
           operatorCidr: '127.0.0.0/8',
-          connectVia: 'private',
           winrm,
           endpoint: lab.endpoint,
           vpcCidr: lab.vpcCidr,
@@ -94,8 +97,33 @@ describe.each(['http', 'https'] as const)('a mixed cluster on "EC2", WinRM over 
     // The Windows node was reached on the listener its user data set up; over HTTPS, by the
     // certificate kubemix generated and pinned (the test server presents it; nothing else trusts it).
     const state = JSON.parse(await readFile(join(clusterDir, 'state.json'), 'utf8')) as {
-      inventory: { name: string; port?: number; vars?: Record<string, unknown> }[];
+      inventory: {
+        name: string;
+        address: string;
+        nodeAddress?: string;
+        port?: number;
+        vars?: Record<string, unknown>;
+      }[];
     };
+    // wait-for-hosts ended only after the Windows instance restarted under its node name (its
+    // user data renames it after the first logon): no later task ran under the AMI's name.
+    const renamedAt = lab.windowsRenamedAt.get('win-01');
+    expect(renamedAt).toBeDefined();
+    const waited = (state as unknown as { tasks: Record<string, { finishedAt?: string }> }).tasks[
+      'wait-for-hosts'
+    ];
+    expect(new Date(waited?.finishedAt ?? 0).getTime()).toBeGreaterThanOrEqual(renamedAt!.getTime());
+    // kubemix connected over the public addresses; every Node's InternalIP is its private address.
+    expect(lab.publicAddresses.size).toBe(3);
+    for (const host of state.inventory.filter((h) => h.vars?.['ec2_instance_id'])) {
+      const privateIp = String(host.vars?.['ec2_private_ip']);
+      expect(host.nodeAddress).toBe(privateIp);
+      expect(host.address).toBe(host.vars?.['ec2_public_ip']);
+      const node = nodes.find((n) => n.metadata.name === host.name);
+      expect(node?.status?.addresses?.filter((a) => a.type === 'InternalIP')).toEqual([
+        { type: 'InternalIP', address: privateIp },
+      ]);
+    }
     const win = state.inventory.find((h) => h.name === 'win-01');
     expect(win?.port).toBe(winrm === 'https' ? 5986 : 5985);
     if (winrm === 'https') expect(win?.vars?.['kubemix_winrm_cert_fingerprint']).toMatch(/^[0-9a-f]{64}$/);
@@ -109,5 +137,6 @@ describe.each(['http', 'https'] as const)('a mixed cluster on "EC2", WinRM over 
     expect(down.exitCode, `${down.stdout}\n${down.stderr}`).toBe(0);
     expect(await taggedWithCluster(lab.moto.url, `ec2-lab-${winrm}`)).toEqual([]);
     expect(lab.serving.size).toBe(0);
+    expect(lab.publicAddresses.size).toBe(0);
   });
 });

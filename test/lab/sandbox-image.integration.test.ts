@@ -1,7 +1,6 @@
-import { chmod, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { stringify } from 'yaml';
 import { buildOciImageArchive } from '../../fixtures/artifacts/oci-archive.js';
 import { ClusterState } from '../../fixtures/lab/cluster-state.js';
 import { kubeadmImageList, kubeadmRelease } from '../../fixtures/lab/kubernetes-releases.js';
@@ -13,18 +12,16 @@ import { renderString } from '../../src/template/render.js';
 import { loadVersions } from '../../src/versions/versions.js';
 import { OLD_CONTAINERD_TEMPLATE } from '../helpers/old-containerd-template.js';
 import { testTempDir } from '../helpers/temp.js';
-import { type FakeHost, fakeHost } from './helpers.js';
+import { fakeHost } from './helpers.js';
+import { host, hostState, init, VERSION } from './pinned-kubeadm-host.js';
 
 // The lab's containerd and kubeadm and the images they need, on fake hosts running the stand-ins
 // as child processes: kubeadm's ImagePull preflight (online it pulls, recorded; offline it fails
 // with kubeadm's words), containerd's sandbox image from /etc/containerd/config.toml, and what a
 // sandbox image that is not there does to kubeadm init and to a joined node's pods.
 
-const VERSION = loadVersions()['kubernetes']!;
-const PACKAGE = `${VERSION}-1.1`;
 const KUBEADM = kubeadmRelease(VERSION);
 const KUBEADM_PAUSE = `registry.k8s.io/pause:${KUBEADM.pause}`;
-const CONTAINERD = loadVersions()['containerd-linux']!;
 
 /** The current template rendered with the plan's vars for VERSION, as prepare-linux writes it. */
 async function currentConfig(): Promise<string> {
@@ -46,87 +43,6 @@ function productImages(list: ArtifactsFile = loadArtifactsFile()): string[] {
   })
     .filter((a) => a.os === 'linux' && a.kind === 'image')
     .map((a) => a.image!);
-}
-
-interface HostSetup {
-  /** `release`: containerd's static release (the pinned version) in /usr/local/bin; else Debian's package version. */
-  containerd?: 'release' | string;
-  offline?: boolean;
-  images?: string[];
-  /** /etc/containerd/config.toml; undefined: none. */
-  config?: string;
-}
-
-/** A host prepared for VERSION: kubeadm/kubelet/kubectl packages, containerd as asked, running. */
-async function host(
-  stateDir: string,
-  name: string,
-  address: string,
-  setup: HostSetup = {},
-): Promise<FakeHost> {
-  const h = await fakeHost(stateDir, name, address);
-  const file = join(h.root, 'var/lib/kubemix-lab/host.json');
-  const state = JSON.parse(await readFile(file, 'utf8')) as HostState;
-  const containerd = setup.containerd ?? 'release';
-  Object.assign(state.packages, { kubeadm: PACKAGE, kubelet: PACKAGE, kubectl: PACKAGE });
-  if (containerd === 'release') {
-    delete state.packages['containerd'];
-    await mkdir(join(h.root, 'usr/local/bin'), { recursive: true });
-    for (const program of ['containerd', 'ctr']) {
-      const path = join(h.root, 'usr/local/bin', program);
-      await writeFile(
-        path,
-        `#!/bin/sh\necho "containerd github.com/containerd/containerd/v2 v${CONTAINERD} 0000000000000000000000000000000000000000"\n`,
-      );
-      await chmod(path, 0o755);
-    }
-    // The release's unit, where prepare-linux installs it (systemctl finds it there).
-    await mkdir(join(h.root, 'usr/local/lib/systemd/system'), { recursive: true });
-    await writeFile(
-      join(h.root, 'usr/local/lib/systemd/system/containerd.service'),
-      '[Service]\nExecStart=/usr/local/bin/containerd\n',
-    );
-  } else state.packages['containerd'] = containerd;
-  state.images = (setup.images ?? [])
-    .map((ref) => (ref.includes('/') ? ref : `docker.io/library/${ref}`))
-    .sort();
-  await writeFile(file, JSON.stringify(state));
-  if (setup.offline) await writeFile(join(h.root, 'var/lib/kubemix-lab/offline'), '');
-  await rm(join(h.root, 'etc/containerd/config.toml'), { force: true });
-  if (setup.config !== undefined) await writeFile(join(h.root, 'etc/containerd/config.toml'), setup.config);
-  // containerd reads its configuration when it starts.
-  const restart = await h.run('systemctl', ['restart', 'containerd']);
-  expect(restart.stderr).toBe('');
-  return h;
-}
-
-const hostState = async (h: FakeHost) =>
-  JSON.parse(await readFile(join(h.root, 'var/lib/kubemix-lab/host.json'), 'utf8')) as HostState;
-
-/** `kubeadm init` on `h` for VERSION, advertising `address`. */
-async function init(h: FakeHost, name: string, address: string) {
-  const config = join(h.root, 'kubeadm.yaml');
-  await writeFile(
-    config,
-    [
-      {
-        apiVersion: 'kubeadm.k8s.io/v1beta4',
-        kind: 'InitConfiguration',
-        nodeRegistration: { name },
-        localAPIEndpoint: { advertiseAddress: address },
-      },
-      {
-        apiVersion: 'kubeadm.k8s.io/v1beta4',
-        kind: 'ClusterConfiguration',
-        kubernetesVersion: `v${VERSION}`,
-        controlPlaneEndpoint: `${address}:6443`,
-        networking: { podSubnet: '10.244.0.0/16', serviceSubnet: '10.96.0.0/12' },
-      },
-    ]
-      .map((d) => stringify(d))
-      .join('---\n'),
-  );
-  return h.run('kubeadm', ['init', '--config', config, '--upload-certs']);
 }
 
 const PULLING = [

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { nodeIpProblem } from '../../fixtures/lab/state/node-ip.js';
 import type { NodeNic } from '../../fixtures/lab/state/types.js';
-import { kubeletNodeAddress, nodeIpProblem } from '../../fixtures/windows-sim/kubelet-node-address.js';
+import { kubeletNodeAddress } from '../../fixtures/windows-sim/kubelet-node-address.js';
 
 // The kubelet's choice of InternalIP (pkg/kubelet/nodestatus/setters.go NodeAddress) on a
 // simulated Windows host with a NAT adapter first.

@@ -23,8 +23,12 @@ export type Ec2ResourceKind =
  */
 export type Ec2Resource = ProviderResource & { provider: 'ec2'; kind: Ec2ResourceKind };
 
-/** A host's address and vars, learned when its instance runs. */
-export type Ec2HostAssignment = HostAssignment & { address: string; vars: Record<string, unknown> };
+/** A host's connect address, node (private) address and vars, learned when its instance runs. */
+export type Ec2HostAssignment = HostAssignment & {
+  address: string;
+  nodeAddress: string;
+  vars: Record<string, unknown>;
+};
 
 /** What every EC2 operation works with. */
 export interface Ec2Context {

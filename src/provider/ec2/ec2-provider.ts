@@ -15,6 +15,7 @@ import type {
 } from '../types.js';
 import { planEc2 } from './plan.js';
 import { LINUX_USER } from './user-data.js';
+import { windowsRenamedWaitStep } from './windows-rename-wait.js';
 
 /** The cluster's key pair for EC2 (RSA: EC2 encrypts Windows passwords with it), in the cluster directory. */
 export const EC2_KEY_FILE = 'id_rsa';
@@ -87,7 +88,8 @@ export class Ec2Provider implements Provider {
       },
       // Windows instances take minutes before EC2Launch has set the password and WinRM answers.
       waitTimeoutSec: 1200,
-      waitSteps: [cloudInitWaitStep()],
+      // Windows: not before the user data's rename and restart are done (windows-rename-wait.ts).
+      waitSteps: [cloudInitWaitStep(), windowsRenamedWaitStep()],
     };
   }
 

@@ -168,7 +168,12 @@ export async function awaitInstances(
         for (const instance of instances) {
           if (tagValue(instance.Tags, ROLE_TAG) !== launchRole(group.group)) continue;
           const node = group.nodes[instance.AmiLaunchIndex ?? -1];
-          if (node && instance.State?.Name === 'running' && address(instance, plan.connectVia))
+          if (
+            node &&
+            instance.State?.Name === 'running' &&
+            instance.PrivateIpAddress &&
+            address(instance, plan.connectVia)
+          )
             byNode.set(node, instance);
         }
       }
@@ -180,17 +185,34 @@ export async function awaitInstances(
   const assignments: Ec2HostAssignment[] = [];
   for (const [node, instance] of ready) {
     await record(ctx, 'instance', node, 'created', { id: instance.InstanceId ?? '' });
-    assignments.push({
-      name: node,
-      address: address(instance, plan.connectVia)!,
-      vars: {
-        ec2_instance_id: instance.InstanceId,
-        ec2_private_ip: instance.PrivateIpAddress,
-        ...(instance.PublicIpAddress ? { ec2_public_ip: instance.PublicIpAddress } : {}),
-      },
-    });
+    assignments.push(hostAssignment(node, instance, plan.connectVia));
   }
   return assignments.sort((a, b) => a.name.localeCompare(b.name));
+}
+
+/**
+ * What create-hosts records for a node: kubemix connects over `connectVia`'s address, the cluster
+ * uses the private one. A public IPv4 address is a NAT mapping on the internet gateway and exists
+ * on no interface of the instance (AWS, Amazon VPC User Guide, "IP addressing for your VPCs and
+ * subnets" / EC2 User Guide "Public IPv4 addresses": "a public IP address is mapped to the
+ * primary private IP address through network address translation (NAT)"), so etcd cannot bind it
+ * and the kubelet refuses it as a node IP.
+ */
+export function hostAssignment(
+  node: string,
+  instance: Instance,
+  connectVia: 'public' | 'private',
+): Ec2HostAssignment {
+  return {
+    name: node,
+    address: address(instance, connectVia)!,
+    nodeAddress: instance.PrivateIpAddress!,
+    vars: {
+      ec2_instance_id: instance.InstanceId,
+      ec2_private_ip: instance.PrivateIpAddress,
+      ...(instance.PublicIpAddress ? { ec2_public_ip: instance.PublicIpAddress } : {}),
+    },
+  };
 }
 
 const address = (instance: Instance, via: 'public' | 'private') =>
