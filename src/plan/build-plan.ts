@@ -274,6 +274,9 @@ export function buildPlan(options: BuildPlanOptions): Plan {
       playbook_dir: playbookDir,
       ...kubernetesVersionVars(kubernetesVersion, options.kubeadmImages),
       control_plane_endpoint: hostPort(apiServerHost, apiServerPort),
+      // A spec's endpoint is the operator's too; else the operator's kubeconfig names the first
+      // controller's connect address (playbooks/cluster/init-control-plane.yml).
+      control_plane_endpoint_given: spec.nodes.controlPlane.endpoint !== undefined,
       first_controller: controllers[0]?.name ?? '',
       controller_count: controllers.length,
       windows_nodes: windowsWorkers.map((h) => ({

@@ -124,6 +124,13 @@ describe.each(['http', 'https'] as const)('a mixed cluster on "EC2", WinRM over 
         { type: 'InternalIP', address: privateIp },
       ]);
     }
+    // The operator's kubeconfig names the API server at the controller's public address (the one
+    // the operator reaches); the nodes' kubeadm configuration keeps the private one.
+    const controller = state.inventory.find((h) => h.name === 'controller-01');
+    const adminConf = await readFile(join(clusterDir, 'admin.conf'), 'utf8');
+    expect(adminConf).toMatch(
+      new RegExp(`^ *server: https://${String(controller?.address).replaceAll('.', '\\.')}:6443$`, 'm'),
+    );
     const win = state.inventory.find((h) => h.name === 'win-01');
     expect(win?.port).toBe(winrm === 'https' ? 5986 : 5985);
     if (winrm === 'https') expect(win?.vars?.['kubemix_winrm_cert_fingerprint']).toMatch(/^[0-9a-f]{64}$/);
