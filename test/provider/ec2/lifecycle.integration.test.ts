@@ -127,7 +127,7 @@ describe('EC2 provider against moto', () => {
   it('survives throttling, instances unknown right after launch, pending passwords and DependencyViolation', async () => {
     const { ctx, spec, proxy } = await setup('rough', {
       throttleEvery: 5,
-      notFoundAfterLaunch: 2,
+      notFoundAfterCreate: 2,
       passwordPending: 2,
       dependencyViolations: 3,
     });
