@@ -2,7 +2,7 @@ import { KubemixError } from '../../errors/index.js';
 import type { ClusterSpec } from '../../spec/schema.js';
 import { type Ec2Context, type Ec2HostAssignment, recorded } from './context.js';
 import { awaitInstances, launchInstances, windowsPasswords } from './instances.js';
-import { winrmCertificate } from './keys.js';
+import { certificateFingerprint } from './keys.js';
 import { findLeaks } from './leak-check.js';
 import { createNetwork, type Ec2Network } from './network.js';
 import { type Ec2Plan, planEc2 } from './plan.js';
@@ -53,7 +53,12 @@ export interface CreateHostsOptions {
   instancesTimeoutMs?: number;
   /** Windows passwords set by EC2Launch (AWS: up to 15 min). Default 25 min. */
   passwordTimeoutMs?: number;
-  now?: () => Date;
+  /**
+   * WinRM over HTTPS: each Windows group's certificate (PKCS#12, base64), made once by
+   * `winrmCertificates` (winrm-certificates.ts) and kept in secrets.json, so a resumed run pins what the running
+   * instances hold and sends the user data it launched them with.
+   */
+  certificates?: Record<string, string>;
 }
 
 /**
@@ -79,17 +84,19 @@ export async function createHostsTask(
       continue;
     }
     // One certificate per group: its instances share one user data (one RunInstances).
-    const certificate =
-      plan.winrm === 'https'
-        ? winrmCertificate(`kubemix-${plan.cluster}-${group.group}`, (options.now ?? (() => new Date()))())
-        : undefined;
-    if (certificate) for (const node of group.nodes) certificates.set(node, certificate.fingerprint);
+    const pfx = plan.winrm === 'https' ? options.certificates?.[group.group] : undefined;
+    if (plan.winrm === 'https' && !pfx)
+      throw new KubemixError(`create-hosts: no WinRM certificate kept for group ${group.group}`);
+    if (pfx) {
+      const fingerprint = certificateFingerprint(pfx);
+      for (const node of group.nodes) certificates.set(node, fingerprint);
+    }
     userData.set(
       group.group,
       windowsUserData({
         computerNames: group.nodes,
         winrm: plan.winrm,
-        ...(certificate ? { certificatePfxBase64: certificate.pfxBase64 } : {}),
+        ...(pfx ? { certificatePfxBase64: pfx } : {}),
         ...(group.connection === 'ssh' ? { sshPublicKey: options.publicKey } : {}),
       }),
     );

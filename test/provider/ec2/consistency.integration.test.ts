@@ -88,8 +88,8 @@ describe('EC2 eventual consistency (moto behind the proxy)', () => {
     const { ctx, spec, proxy } = await setup('lagging-tags', { failOnce: { CreateSubnet: 1 } });
     const failure = await failureOf(up(ctx, spec));
     expect(failure?.message).toContain('injected failure of CreateSubnet');
-    // Every resource made so far is invisible to tag filters for the next 100 requests.
-    proxy.setFaults({ tagLag: 100 });
+    // The resources made so far are missing from the next tag lookup of their kind.
+    proxy.setFaults({ tagLag: 1 });
     await up(ctx, spec);
     expect(await ofKind('lagging-tags', 'VPC')).toHaveLength(1);
     expect(await ofKind('lagging-tags', 'Instance')).toHaveLength(3);
