@@ -8,6 +8,7 @@ import {
   ec2LeakCheckModule,
   ec2NetworkModule,
   ec2PreflightModule,
+  ec2WindowsPasswordsModule,
   ec2WinrmCertificatesModule,
 } from './ec2/modules.js';
 import { copyModule } from './files/copy.js';
@@ -125,6 +126,7 @@ for (const module of [
   ec2NetworkModule,
   ec2InstancesModule,
   ec2WinrmCertificatesModule,
+  ec2WindowsPasswordsModule,
   ec2DestroyModule,
   ec2LeakCheckModule,
   ec2InspectModule,

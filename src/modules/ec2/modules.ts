@@ -60,9 +60,8 @@ export const ec2WinrmCertificatesModule: Module<Ec2Args & { known: Record<string
 };
 
 /**
- * `ec2_instances`: create-hosts. Launches each group once, waits for the instances, records each
- * host's address in the state (later tasks connect to it) and returns the Windows passwords as
- * data (the step registers them as a secret: secrets.json only).
+ * `ec2_instances`: create-hosts. Launches each group once, waits for the instances and records
+ * each host's address in the state (later tasks connect to it). Its failures are shown whole.
  */
 export const ec2InstancesModule: Module<Ec2Args & { certificates: Record<string, unknown> }> = {
   name: 'ec2_instances',
@@ -84,9 +83,28 @@ export const ec2InstancesModule: Module<Ec2Args & { certificates: Record<string,
         );
         const created = await (await lifecycle()).createHostsTask(ctx, args.spec, { ...key, certificates });
         await ctx.ledger.record({ hosts: created.hosts });
-        return { changed: true, data: Object.fromEntries(created.passwords) };
+        return { changed: true };
       },
     );
+    yield call.action;
+    return call.outcome();
+  },
+};
+
+/**
+ * `ec2_windows_passwords`: the Administrator password of every Windows node, from the instances
+ * create-hosts recorded, returned as data for a secret `register` (secrets.json only).
+ */
+export const ec2WindowsPasswordsModule: Module<Ec2Args> = {
+  name: 'ec2_windows_passwords',
+  os: 'any',
+  parseArgs: (raw: RawArgs) => parseEc2Args('ec2_windows_passwords', raw),
+  *run(args): ModuleRun {
+    const call = ec2Call('wait for the Windows Administrator passwords', args, async (ctx) => {
+      const { privateKeyPem } = await readClusterKey(args.keyFile);
+      const passwords = await (await lifecycle()).windowsPasswordsTask(ctx, args.spec, { privateKeyPem });
+      return { changed: passwords.size > 0, data: Object.fromEntries(passwords) };
+    });
     yield call.action;
     return call.outcome();
   },

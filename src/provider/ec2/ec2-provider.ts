@@ -64,7 +64,8 @@ export class Ec2Provider implements Provider {
     });
     const args = { spec, keyFile };
     const localhost = [LOCALHOST];
-    const https = plan.winrm === 'https' && plan.groups.some((g) => g.os === 'windows');
+    const windows = plan.groups.some((g) => g.os === 'windows');
+    const https = plan.winrm === 'https' && windows;
     return {
       providerHosts: [],
       nodes,
@@ -98,14 +99,19 @@ export class Ec2Provider implements Provider {
                 },
               ]
             : []),
-          {
-            ...step('launch the instances and wait for their addresses and passwords', 'ec2_instances', {
-              ...args,
-              ...(https ? { certificates: `{{ outputs.${WINRM_CERTIFICATES_OUTPUT} | default({}) }}` } : {}),
-            }),
-            register: WINDOWS_PASSWORDS_OUTPUT,
-            secret: true,
-          },
+          step('launch the instances and wait for their addresses', 'ec2_instances', {
+            ...args,
+            ...(https ? { certificates: `{{ outputs.${WINRM_CERTIFICATES_OUTPUT} | default({}) }}` } : {}),
+          }),
+          ...(windows
+            ? [
+                {
+                  ...step('wait for the Windows Administrator passwords', 'ec2_windows_passwords', args),
+                  register: WINDOWS_PASSWORDS_OUTPUT,
+                  secret: true,
+                },
+              ]
+            : []),
         ],
       },
       // Windows instances take minutes before EC2Launch has set the password and WinRM answers.

@@ -36,11 +36,9 @@ export async function createNetworkTask(
   return createNetwork(ctx, plan, await preflight(ctx, plan, rangesOf(spec)), publicKey);
 }
 
-/** What create-hosts learned: each host's address and vars, and the Windows passwords (secrets). */
+/** What create-hosts learned: each host's address and vars. */
 export interface CreatedHosts {
   hosts: Ec2HostAssignment[];
-  /** Administrator password by node name. Secret: the caller keeps it in secrets.json only. */
-  passwords: Map<string, string>;
   /** The Linux login kubemix uses (cloud-init creates it). */
   linuxUser: string;
 }
@@ -51,8 +49,6 @@ export interface CreateHostsOptions {
   privateKeyPem: string;
   /** Instances running with addresses. Default 10 min. */
   instancesTimeoutMs?: number;
-  /** Windows passwords set by EC2Launch (AWS: up to 15 min). Default 25 min. */
-  passwordTimeoutMs?: number;
   /**
    * WinRM over HTTPS: each Windows group's certificate (PKCS#12, base64), made once by
    * `winrmCertificates` (winrm-certificates.ts) and kept in secrets.json, so a resumed run pins what the running
@@ -62,8 +58,9 @@ export interface CreateHostsOptions {
 }
 
 /**
- * create-hosts: one RunInstances per group (resumable, never doubled), wait until every node
- * runs with its address, then the Windows passwords. Returns what the inventory needs.
+ * create-hosts: one RunInstances per group (resumable, never doubled), then wait until every node
+ * runs with its address (failing at once, with EC2's reason, for instances that die at launch).
+ * Returns what the inventory needs; the Windows passwords are {@link windowsPasswordsTask}'s.
  */
 export async function createHostsTask(
   ctx: Ec2Context,
@@ -111,16 +108,32 @@ export async function createHostsTask(
         kubemix_winrm_cert_fingerprint: fingerprint,
       });
   }
-  const windowsNodes = new Set(plan.groups.filter((g) => g.os === 'windows').flatMap((g) => g.nodes));
-  const passwords = await windowsPasswords(
-    ctx,
-    hosts
-      .filter((h) => windowsNodes.has(h.name))
-      .map((h) => ({ name: h.name, instanceId: String(h.vars['ec2_instance_id']) })),
-    options.privateKeyPem,
-    options.passwordTimeoutMs ?? 1_500_000,
-  );
-  return { hosts, passwords, linuxUser: LINUX_USER };
+  return { hosts, linuxUser: LINUX_USER };
+}
+
+/**
+ * create-hosts, last step: the Administrator password of every Windows node (by node name), from
+ * GetPasswordData of the instance create-hosts recorded for it, decrypted with the cluster key
+ * (EC2Launch sets it within minutes; AWS says up to 15). A secret: the caller keeps it in
+ * secrets.json only. A step of its own, so that create-hosts' failures (which carry no secret)
+ * are shown whole while this step's output stays hidden.
+ */
+export async function windowsPasswordsTask(
+  ctx: Ec2Context,
+  spec: ClusterSpec,
+  options: { privateKeyPem: string; passwordTimeoutMs?: number },
+): Promise<Map<string, string>> {
+  const plan = planEc2(spec);
+  const nodes = plan.groups
+    .filter((g) => g.os === 'windows')
+    .flatMap((g) => g.nodes)
+    .map((name) => {
+      const instanceId = recorded(ctx, 'instance', name)?.details?.['id'];
+      if (!instanceId)
+        throw new KubemixError(`create-hosts: no instance recorded for ${name}; run create-hosts again`);
+      return { name, instanceId };
+    });
+  return windowsPasswords(ctx, nodes, options.privateKeyPem, options.passwordTimeoutMs ?? 1_500_000);
 }
 
 function recordedNetwork(ctx: Ec2Context, plan: Ec2Plan, checked: Ec2Preflight): Ec2Network {

@@ -93,6 +93,7 @@ describe('EC2 eventual consistency (moto behind the proxy)', () => {
     await up(ctx, spec);
     expect(await ofKind('lagging-tags', 'VPC')).toHaveLength(1);
     expect(await ofKind('lagging-tags', 'Instance')).toHaveLength(3);
+    proxy.setFaults({});
     await destroyTask(ctx, spec);
     expect(await left('lagging-tags')).toEqual([]);
   });

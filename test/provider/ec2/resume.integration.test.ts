@@ -145,6 +145,32 @@ describe('a resumed create-hosts on EC2 (moto)', () => {
     },
   );
 
+  it("instances that terminate at launch: up fails with EC2's reason, the next up launches afresh", async () => {
+    const c = await cluster(
+      'dies-at-launch',
+      { winrm: 'http' },
+      // AWS's reason when an encrypted volume's KMS key cannot be used (EC2 User Guide, "Instance terminates immediately").
+      {
+        terminateAtLaunch: {
+          times: 1,
+          code: 'Client.InternalError',
+          message: 'Client.InternalError: Client error on launch',
+        },
+      },
+    );
+    const failed = await c.cli(['up', c.spec, '--stop-after', 'create-hosts']);
+    expect(failed.exitCode).toBe(1);
+    expect(failed.stderr).toMatch(
+      /controller-01.*terminated at launch: Client\.InternalError: Client error on launch/,
+    );
+    const again = await c.cli(['up', c.spec, '--stop-after', 'create-hosts']);
+    expect(again.exitCode, again.stderr).toBe(0);
+    expect(await liveInstances('dies-at-launch')).toHaveLength(3);
+    const down = await c.cli(['down', c.spec]);
+    expect(down.exitCode, down.stderr).toBe(0);
+    expect(await taggedWithCluster(moto.url, 'dies-at-launch')).toEqual([]);
+  });
+
   it('an SSM image parameter that rolls between the runs: the resume launches the recorded AMI', async () => {
     const ssm = new SSMClient({ region: 'eu-west-1', endpoint: moto.url, maxAttempts: 1 });
     cleanups.push(() => ssm.destroy());
