@@ -9,6 +9,7 @@ import {
   destroyTask,
   leakCheckTask,
   prepareProvider,
+  windowsPasswordsTask,
 } from '../../src/provider/ec2/lifecycle.js';
 import { parseSpecText } from '../../src/spec/parse.js';
 
@@ -59,7 +60,10 @@ export async function ec2CallsBench(instances: number): Promise<Record<string, P
     };
     await phase('prepare-provider', (ctx) => prepareProvider(ctx, spec));
     await phase('create-network', (ctx) => createNetworkTask(ctx, spec, key.publicKey));
-    await phase('create-hosts', (ctx) => createHostsTask(ctx, spec, key));
+    await phase('create-hosts', async (ctx) => {
+      await createHostsTask(ctx, spec, key);
+      await windowsPasswordsTask(ctx, spec, key);
+    });
     await phase('destroy', (ctx) => destroyTask(ctx, spec));
     await phase('leak-check', (ctx) => leakCheckTask(ctx));
   } finally {

@@ -8,6 +8,8 @@ import {
   ec2LeakCheckModule,
   ec2NetworkModule,
   ec2PreflightModule,
+  ec2WindowsPasswordsModule,
+  ec2WinrmCertificatesModule,
 } from './ec2/modules.js';
 import { copyModule } from './files/copy.js';
 import { fetchModule } from './files/fetch.js';
@@ -123,6 +125,8 @@ for (const module of [
   ec2PreflightModule,
   ec2NetworkModule,
   ec2InstancesModule,
+  ec2WinrmCertificatesModule,
+  ec2WindowsPasswordsModule,
   ec2DestroyModule,
   ec2LeakCheckModule,
   ec2InspectModule,

@@ -21,13 +21,21 @@ const READ_ONLY_LEDGER: ProvisionLedger = {
   record: () => Promise.reject(new Error('a read-only EC2 step tried to record a resource')),
 };
 
-/** Parses the common arguments; rejects unknown ones. */
-export function parseEc2Args(module: string, raw: RawArgs): Ec2Args {
-  rejectUnknown(module, raw, ['spec', 'keyFile']);
+/** Parses the common arguments; rejects unknown ones (but the module's own `extra` ones). */
+export function parseEc2Args(module: string, raw: RawArgs, extra: string[] = []): Ec2Args {
+  rejectUnknown(module, raw, ['spec', 'keyFile', ...extra]);
   const spec = raw['spec'] as ClusterSpec | undefined;
   if (!spec || typeof spec !== 'object' || spec.provider?.type !== 'ec2')
     throw new TypeError(`${module}: spec must be the cluster spec of an ec2 cluster`);
   return { spec, keyFile: requireString(module, raw, 'keyFile') };
+}
+
+/** A mapping argument (`known`, `certificates`: outputs rendered from secrets.json); absent is empty. */
+export function mappingArg(module: string, raw: RawArgs, name: string): Record<string, unknown> {
+  const value = raw[name] ?? {};
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new TypeError(`${module}: ${name} must be a mapping of group name to certificate`);
+  return value as Record<string, unknown>;
 }
 
 /** Reads the cluster key pair (made by `up` before the run; 0600). */

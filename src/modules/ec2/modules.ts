@@ -1,9 +1,11 @@
 // The AWS SDK loads only when an EC2 step runs, not with every kubemix command.
 const lifecycle = () => import('../../provider/ec2/lifecycle.js');
 
+import { winrmCertificates } from '../../provider/ec2/winrm-certificates.js';
 import type { RawArgs } from '../args.js';
+import { immediate } from '../immediate.js';
 import type { Module, ModuleRun } from '../types.js';
-import { type Ec2Args, ec2Call, parseEc2Args, readClusterKey } from './common.js';
+import { type Ec2Args, ec2Call, mappingArg, parseEc2Args, readClusterKey } from './common.js';
 
 /** `ec2_preflight`: prepare-provider; every input problem at once (exit 2), creates nothing. */
 export const ec2PreflightModule: Module<Ec2Args> = {
@@ -38,25 +40,71 @@ export const ec2NetworkModule: Module<Ec2Args> = {
 };
 
 /**
- * `ec2_instances`: create-hosts. Launches each group once, waits for the instances, records each
- * host's address in the state (later tasks connect to it) and returns the Windows passwords as
- * data (the step registers them as a secret: secrets.json only).
+ * `ec2_winrm_certificates`: the WinRM HTTPS certificate of each Windows group (PKCS#12, base64),
+ * made once and returned as data for a secret `register` (secrets.json, 0600; never state.json or
+ * the logs); a resumed run keeps the ones it finds (`known`), so the certificate it pins and the
+ * user data it sends again are the ones the instances were launched with. No AWS call.
  */
-export const ec2InstancesModule: Module<Ec2Args> = {
+export const ec2WinrmCertificatesModule: Module<Ec2Args & { known: Record<string, unknown> }> = {
+  name: 'ec2_winrm_certificates',
+  os: 'any',
+  parseArgs: (raw: RawArgs) => ({
+    ...parseEc2Args('ec2_winrm_certificates', raw, ['known']),
+    known: mappingArg('ec2_winrm_certificates', raw, 'known'),
+  }),
+  run(args) {
+    const made = winrmCertificates(args.spec, args.known);
+    const changed = Object.keys(made).some((group) => args.known[group] !== made[group]);
+    return immediate({ changed, failed: false, data: made });
+  },
+};
+
+/**
+ * `ec2_instances`: create-hosts. Launches each group once, waits for the instances and records
+ * each host's address in the state (later tasks connect to it). Its failures are shown whole.
+ */
+export const ec2InstancesModule: Module<Ec2Args & { certificates: Record<string, unknown> }> = {
   name: 'ec2_instances',
   os: 'any',
-  parseArgs: (raw: RawArgs) => parseEc2Args('ec2_instances', raw),
+  parseArgs: (raw: RawArgs) => ({
+    ...parseEc2Args('ec2_instances', raw, ['certificates']),
+    certificates: mappingArg('ec2_instances', raw, 'certificates'),
+  }),
   *run(args): ModuleRun {
     const call = ec2Call(
       'launch the instances and wait for their addresses and passwords',
       args,
       async (ctx) => {
         const key = await readClusterKey(args.keyFile);
-        const created = await (await lifecycle()).createHostsTask(ctx, args.spec, key);
+        const certificates = Object.fromEntries(
+          Object.entries(args.certificates).filter(
+            (entry): entry is [string, string] => typeof entry[1] === 'string',
+          ),
+        );
+        const created = await (await lifecycle()).createHostsTask(ctx, args.spec, { ...key, certificates });
         await ctx.ledger.record({ hosts: created.hosts });
-        return { changed: true, data: Object.fromEntries(created.passwords) };
+        return { changed: true };
       },
     );
+    yield call.action;
+    return call.outcome();
+  },
+};
+
+/**
+ * `ec2_windows_passwords`: the Administrator password of every Windows node, from the instances
+ * create-hosts recorded, returned as data for a secret `register` (secrets.json only).
+ */
+export const ec2WindowsPasswordsModule: Module<Ec2Args> = {
+  name: 'ec2_windows_passwords',
+  os: 'any',
+  parseArgs: (raw: RawArgs) => parseEc2Args('ec2_windows_passwords', raw),
+  *run(args): ModuleRun {
+    const call = ec2Call('wait for the Windows Administrator passwords', args, async (ctx) => {
+      const { privateKeyPem } = await readClusterKey(args.keyFile);
+      const passwords = await (await lifecycle()).windowsPasswordsTask(ctx, args.spec, { privateKeyPem });
+      return { changed: passwords.size > 0, data: Object.fromEntries(passwords) };
+    });
     yield call.action;
     return call.outcome();
   },

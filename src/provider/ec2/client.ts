@@ -191,5 +191,7 @@ export function describeAwsError(doing: string, error: unknown): KubemixError {
 }
 
 // AWS answers that mean the request (i.e. the spec or the account setup) is wrong, not the run.
+// A NotFound of an id kubemix itself just created is EC2's eventual consistency instead: those
+// calls go through consistency.ts (withOwnIds), which waits it out and never lands here with it.
 const INPUT_ERRORS =
   /^(AuthFailure|UnauthorizedOperation|InvalidClientTokenId|UnrecognizedClientException|OptInRequired|InvalidAMIID\.\w+|InvalidSubnetID\.NotFound|InvalidVpcID\.NotFound|InvalidParameterValue|Unsupported)$/;

@@ -24,6 +24,12 @@ export const EC2_KEY_FILE = 'id_rsa';
 export const WINDOWS_PASSWORDS_OUTPUT = 'ec2_windows_passwords';
 
 /**
+ * The secret output of the WinRM HTTPS certificates (PKCS#12 by Windows group): made once, so a
+ * resumed create-hosts pins the certificate its running instances hold.
+ */
+export const WINRM_CERTIFICATES_OUTPUT = 'ec2_winrm_certificates';
+
+/**
  * EC2 instances through the AWS SDK, run on the machine running kubemix. Addresses are assigned by
  * AWS when instances start: create-hosts records them in the state, so the planned nodes have none.
  * Linux nodes are reached as the `kubemix` user cloud-init creates with the cluster key; Windows
@@ -59,6 +65,8 @@ export class Ec2Provider implements Provider {
     });
     const args = { spec, keyFile };
     const localhost = [LOCALHOST];
+    const windows = plan.groups.some((g) => g.os === 'windows');
+    const https = plan.winrm === 'https' && windows;
     return {
       providerHosts: [],
       nodes,
@@ -79,11 +87,32 @@ export class Ec2Provider implements Provider {
         description: `Launch ${plan.groups.map((g) => `${g.nodes.length} x ${g.instanceType} (${g.group})`).join(', ')}`,
         hosts: localhost,
         steps: [
-          {
-            ...step('launch the instances and wait for their addresses and passwords', 'ec2_instances', args),
-            register: WINDOWS_PASSWORDS_OUTPUT,
-            secret: true,
-          },
+          ...(https
+            ? [
+                {
+                  ...step(
+                    'WinRM HTTPS certificates of the Windows groups (made once, kept in secrets.json)',
+                    'ec2_winrm_certificates',
+                    { ...args, known: `{{ outputs.${WINRM_CERTIFICATES_OUTPUT} | default({}) }}` },
+                  ),
+                  register: WINRM_CERTIFICATES_OUTPUT,
+                  secret: true,
+                },
+              ]
+            : []),
+          step('launch the instances and wait for their addresses', 'ec2_instances', {
+            ...args,
+            ...(https ? { certificates: `{{ outputs.${WINRM_CERTIFICATES_OUTPUT} | default({}) }}` } : {}),
+          }),
+          ...(windows
+            ? [
+                {
+                  ...step('wait for the Windows Administrator passwords', 'ec2_windows_passwords', args),
+                  register: WINDOWS_PASSWORDS_OUTPUT,
+                  secret: true,
+                },
+              ]
+            : []),
         ],
       },
       // Windows instances take minutes before EC2Launch has set the password and WinRM answers.

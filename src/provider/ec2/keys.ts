@@ -52,3 +52,17 @@ export function winrmCertificate(hostName: string, now: Date): WinrmCertificate 
     fingerprint: createHash('sha256').update(der).digest('hex'),
   };
 }
+
+/**
+ * The fingerprint kubemix pins for a certificate kept as PKCS#12 (base64, no password): SHA-256 of
+ * its DER certificate, lower-case hex, as {@link winrmCertificate} gives it.
+ */
+export function certificateFingerprint(pfxBase64: string): string {
+  const asn1 = forge.asn1.fromDer(forge.util.decode64(pfxBase64));
+  const pfx = forge.pkcs12.pkcs12FromAsn1(asn1);
+  const bagType = forge.pki.oids['certBag'] as string;
+  const cert = pfx.getBags({ bagType })[bagType]?.[0]?.cert;
+  if (!cert) throw new TypeError('the PKCS#12 holds no certificate');
+  const der = Buffer.from(forge.asn1.toDer(forge.pki.certificateToAsn1(cert)).getBytes(), 'binary');
+  return createHash('sha256').update(der).digest('hex');
+}

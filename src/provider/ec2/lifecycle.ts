@@ -2,7 +2,7 @@ import { KubemixError } from '../../errors/index.js';
 import type { ClusterSpec } from '../../spec/schema.js';
 import { type Ec2Context, type Ec2HostAssignment, recorded } from './context.js';
 import { awaitInstances, launchInstances, windowsPasswords } from './instances.js';
-import { winrmCertificate } from './keys.js';
+import { certificateFingerprint } from './keys.js';
 import { findLeaks } from './leak-check.js';
 import { createNetwork, type Ec2Network } from './network.js';
 import { type Ec2Plan, planEc2 } from './plan.js';
@@ -36,11 +36,9 @@ export async function createNetworkTask(
   return createNetwork(ctx, plan, await preflight(ctx, plan, rangesOf(spec)), publicKey);
 }
 
-/** What create-hosts learned: each host's address and vars, and the Windows passwords (secrets). */
+/** What create-hosts learned: each host's address and vars. */
 export interface CreatedHosts {
   hosts: Ec2HostAssignment[];
-  /** Administrator password by node name. Secret: the caller keeps it in secrets.json only. */
-  passwords: Map<string, string>;
   /** The Linux login kubemix uses (cloud-init creates it). */
   linuxUser: string;
 }
@@ -51,14 +49,18 @@ export interface CreateHostsOptions {
   privateKeyPem: string;
   /** Instances running with addresses. Default 10 min. */
   instancesTimeoutMs?: number;
-  /** Windows passwords set by EC2Launch (AWS: up to 15 min). Default 25 min. */
-  passwordTimeoutMs?: number;
-  now?: () => Date;
+  /**
+   * WinRM over HTTPS: each Windows group's certificate (PKCS#12, base64), made once by
+   * `winrmCertificates` (winrm-certificates.ts) and kept in secrets.json, so a resumed run pins what the running
+   * instances hold and sends the user data it launched them with.
+   */
+  certificates?: Record<string, string>;
 }
 
 /**
- * create-hosts: one RunInstances per group (resumable, never doubled), wait until every node
- * runs with its address, then the Windows passwords. Returns what the inventory needs.
+ * create-hosts: one RunInstances per group (resumable, never doubled), then wait until every node
+ * runs with its address (failing at once, with EC2's reason, for instances that die at launch).
+ * Returns what the inventory needs; the Windows passwords are {@link windowsPasswordsTask}'s.
  */
 export async function createHostsTask(
   ctx: Ec2Context,
@@ -79,17 +81,19 @@ export async function createHostsTask(
       continue;
     }
     // One certificate per group: its instances share one user data (one RunInstances).
-    const certificate =
-      plan.winrm === 'https'
-        ? winrmCertificate(`kubemix-${plan.cluster}-${group.group}`, (options.now ?? (() => new Date()))())
-        : undefined;
-    if (certificate) for (const node of group.nodes) certificates.set(node, certificate.fingerprint);
+    const pfx = plan.winrm === 'https' ? options.certificates?.[group.group] : undefined;
+    if (plan.winrm === 'https' && !pfx)
+      throw new KubemixError(`create-hosts: no WinRM certificate kept for group ${group.group}`);
+    if (pfx) {
+      const fingerprint = certificateFingerprint(pfx);
+      for (const node of group.nodes) certificates.set(node, fingerprint);
+    }
     userData.set(
       group.group,
       windowsUserData({
         computerNames: group.nodes,
         winrm: plan.winrm,
-        ...(certificate ? { certificatePfxBase64: certificate.pfxBase64 } : {}),
+        ...(pfx ? { certificatePfxBase64: pfx } : {}),
         ...(group.connection === 'ssh' ? { sshPublicKey: options.publicKey } : {}),
       }),
     );
@@ -104,16 +108,32 @@ export async function createHostsTask(
         kubemix_winrm_cert_fingerprint: fingerprint,
       });
   }
-  const windowsNodes = new Set(plan.groups.filter((g) => g.os === 'windows').flatMap((g) => g.nodes));
-  const passwords = await windowsPasswords(
-    ctx,
-    hosts
-      .filter((h) => windowsNodes.has(h.name))
-      .map((h) => ({ name: h.name, instanceId: String(h.vars['ec2_instance_id']) })),
-    options.privateKeyPem,
-    options.passwordTimeoutMs ?? 1_500_000,
-  );
-  return { hosts, passwords, linuxUser: LINUX_USER };
+  return { hosts, linuxUser: LINUX_USER };
+}
+
+/**
+ * create-hosts, last step: the Administrator password of every Windows node (by node name), from
+ * GetPasswordData of the instance create-hosts recorded for it, decrypted with the cluster key
+ * (EC2Launch sets it within minutes; AWS says up to 15). A secret: the caller keeps it in
+ * secrets.json only. A step of its own, so that create-hosts' failures (which carry no secret)
+ * are shown whole while this step's output stays hidden.
+ */
+export async function windowsPasswordsTask(
+  ctx: Ec2Context,
+  spec: ClusterSpec,
+  options: { privateKeyPem: string; passwordTimeoutMs?: number },
+): Promise<Map<string, string>> {
+  const plan = planEc2(spec);
+  const nodes = plan.groups
+    .filter((g) => g.os === 'windows')
+    .flatMap((g) => g.nodes)
+    .map((name) => {
+      const instanceId = recorded(ctx, 'instance', name)?.details?.['id'];
+      if (!instanceId)
+        throw new KubemixError(`create-hosts: no instance recorded for ${name}; run create-hosts again`);
+      return { name, instanceId };
+    });
+  return windowsPasswords(ctx, nodes, options.privateKeyPem, options.passwordTimeoutMs ?? 1_500_000);
 }
 
 function recordedNetwork(ctx: Ec2Context, plan: Ec2Plan, checked: Ec2Preflight): Ec2Network {

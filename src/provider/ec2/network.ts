@@ -18,11 +18,14 @@ import {
   type IpPermission,
   type ResourceType,
 } from '@aws-sdk/client-ec2';
+import { KubemixError } from '../../errors/index.js';
 import { awsErrorCode, describeAwsError } from './client.js';
+import { awaitExists, withOwnIds } from './consistency.js';
 import { type Ec2Context, type Ec2ResourceKind, record, recorded } from './context.js';
 import { ownTags, roleFilters } from './identity.js';
 import type { Ec2Plan, IngressRule } from './plan.js';
 import type { Ec2Preflight } from './validate.js';
+import { waitFor } from './wait.js';
 
 /** What create-network made (or found): where instances go and how they are reached. */
 export interface Ec2Network {
@@ -36,10 +39,17 @@ const tagSpec = (ctx: Ec2Context, type: ResourceType, role: string) => [
   { ResourceType: type, Tags: ownTags(ctx, role) },
 ];
 
+/** How long a resumed run looks (by tag) for a resource whose create call may have happened. */
+const INTENDED_LOOKUP_MS = 30_000;
+
 /**
- * One resource, created at most once: a resumed run first looks for it by the cluster and role
+ * One resource, created at most once. A resumed run trusts the recorded id first (once EC2 knows
+ * it): a tag lookup may not see a resource made moments ago (EC2 API Reference, "Eventual
+ * consistency in the Amazon EC2 API") and would make a second one. Then the cluster and role
  * tags (which the create call itself sets, so a crash between the call and its record leaves it
- * findable); otherwise the intent is recorded, then the create call runs, then the id is recorded.
+ * findable), looked up for a while when the record says the create may have happened. Otherwise
+ * the intent is recorded, the create call runs, the id is recorded, and kubemix waits until EC2
+ * knows the new id before anything uses it.
  */
 async function ensure(
   ctx: Ec2Context,
@@ -49,22 +59,50 @@ async function ensure(
   details: Record<string, string> = {},
 ): Promise<string> {
   const doing = `create-network: ${kind}`;
+  const started = ctx.clock.now();
   try {
-    const found = await find();
+    const known = recorded(ctx, kind, kind);
+    const knownId = known?.status === 'created' ? known.details?.['id'] : undefined;
+    if (knownId && (await awaitExists(ctx, kind, knownId, INTENDED_LOOKUP_MS))) return knownId;
+    const found =
+      known?.status === 'intended' && known.details?.['refused'] === undefined
+        ? await waitFor<string | undefined>(
+            ctx,
+            { what: `a ${kind} an interrupted run may have made`, timeoutMs: INTENDED_LOOKUP_MS + 60_000 },
+            async () => {
+              const id = await find();
+              if (id || ctx.clock.now() - started >= INTENDED_LOOKUP_MS) return { done: id };
+              return { progress: 'not found by its tags yet' };
+            },
+          )
+        : await find();
     if (found) {
-      if (recorded(ctx, kind, kind)?.details?.['id'] !== found)
-        await record(ctx, kind, kind, 'created', { ...details, id: found });
+      if (knownId !== found) await record(ctx, kind, kind, 'created', { ...details, id: found });
       return found;
     }
     await record(ctx, kind, kind, 'intended', details);
-    const id = await create();
+    const id = await create().catch(async (error: unknown) => {
+      // EC2 answered with a client error: nothing was made, a resume need not look for it.
+      const refused = refusal(error);
+      if (refused) await record(ctx, kind, kind, 'intended', { ...details, refused });
+      throw error;
+    });
     if (!id) throw new Error(`EC2 returned no id for the new ${kind}`);
     await record(ctx, kind, kind, 'created', { ...details, id });
     ctx.progress(`created ${kind} ${id}`);
+    if (!(await awaitExists(ctx, kind, id)))
+      throw new KubemixError(`${doing}: EC2 still does not know the new ${kind} ${id}`);
     return id;
   } catch (error) {
     throw describeAwsError(doing, error);
   }
+}
+
+/** The code of an AWS answer that refused a call (HTTP 4xx: the call did nothing), if it is one. */
+function refusal(error: unknown): string | undefined {
+  const aws = error instanceof KubemixError && error.cause !== undefined ? error.cause : error;
+  const status = (aws as { $metadata?: { httpStatusCode?: number } } | undefined)?.$metadata?.httpStatusCode;
+  return status !== undefined && status >= 400 && status < 500 ? (awsErrorCode(aws) ?? 'refused') : undefined;
 }
 
 /** Runs a call whose "already done" answer (`codes`) means success. */
@@ -124,13 +162,15 @@ export async function createNetwork(
           ?.SubnetId,
       async () =>
         (
-          await ec2.send(
-            new CreateSubnetCommand({
-              VpcId: vpcId,
-              CidrBlock: subnetCidr,
-              AvailabilityZone: preflight.availabilityZone,
-              TagSpecifications: tagSpec(ctx, 'subnet', 'subnet'),
-            }),
+          await withOwnIds(ctx, 'create-network: subnet', ['vpc'], () =>
+            ec2.send(
+              new CreateSubnetCommand({
+                VpcId: vpcId,
+                CidrBlock: subnetCidr,
+                AvailabilityZone: preflight.availabilityZone,
+                TagSpecifications: tagSpec(ctx, 'subnet', 'subnet'),
+              }),
+            ),
           )
         ).Subnet?.SubnetId,
     );
@@ -155,8 +195,14 @@ export async function createNetwork(
         ).InternetGateway?.InternetGatewayId,
     );
     try {
-      await idempotent(['Resource.AlreadyAssociated'], () =>
-        ec2.send(new AttachInternetGatewayCommand({ InternetGatewayId: gatewayId, VpcId: vpcId })),
+      await withOwnIds(
+        ctx,
+        'create-network: attaching the internet gateway',
+        ['internet-gateway', 'vpc'],
+        () =>
+          idempotent(['Resource.AlreadyAssociated'], () =>
+            ec2.send(new AttachInternetGatewayCommand({ InternetGatewayId: gatewayId, VpcId: vpcId })),
+          ),
       );
       const tableId = await ensure(
         ctx,
@@ -168,28 +214,38 @@ export async function createNetwork(
           )?.RouteTableId,
         async () =>
           (
-            await ec2.send(
-              new CreateRouteTableCommand({
-                VpcId: vpcId,
-                TagSpecifications: tagSpec(ctx, 'route-table', 'route-table'),
-              }),
+            await withOwnIds(ctx, 'create-network: route table', ['vpc'], () =>
+              ec2.send(
+                new CreateRouteTableCommand({
+                  VpcId: vpcId,
+                  TagSpecifications: tagSpec(ctx, 'route-table', 'route-table'),
+                }),
+              ),
             )
           ).RouteTable?.RouteTableId,
       );
-      await idempotent(['RouteAlreadyExists'], () =>
-        ec2.send(
-          new CreateRouteCommand({
-            RouteTableId: tableId,
-            DestinationCidrBlock: '0.0.0.0/0',
-            GatewayId: gatewayId,
-          }),
+      await withOwnIds(ctx, 'create-network: default route', ['route-table', 'internet-gateway'], () =>
+        idempotent(['RouteAlreadyExists'], () =>
+          ec2.send(
+            new CreateRouteCommand({
+              RouteTableId: tableId,
+              DestinationCidrBlock: '0.0.0.0/0',
+              GatewayId: gatewayId,
+            }),
+          ),
         ),
       );
       const table = first(
-        (await ec2.send(new DescribeRouteTablesCommand({ RouteTableIds: [tableId] }))).RouteTables,
+        (
+          await withOwnIds(ctx, 'create-network: route table', ['route-table'], () =>
+            ec2.send(new DescribeRouteTablesCommand({ RouteTableIds: [tableId] })),
+          )
+        ).RouteTables,
       );
       if (!table?.Associations?.some((a) => a.SubnetId === subnetId))
-        await ec2.send(new AssociateRouteTableCommand({ RouteTableId: tableId, SubnetId: subnetId }));
+        await withOwnIds(ctx, 'create-network: route table association', ['route-table', 'subnet'], () =>
+          ec2.send(new AssociateRouteTableCommand({ RouteTableId: tableId, SubnetId: subnetId })),
+        );
     } catch (error) {
       throw describeAwsError('create-network: routing the subnet through the internet gateway', error);
     }
@@ -203,24 +259,33 @@ export async function createNetwork(
           .SecurityGroups,
       )?.GroupId,
     async () =>
+      // The VPC is kubemix's own only when it made it; the spec's VPC unknown is an input error.
       (
-        await ec2.send(
-          new CreateSecurityGroupCommand({
-            GroupName: plan.securityGroupName,
-            Description: `kubemix cluster ${ctx.cluster}`,
-            VpcId: vpcId,
-            TagSpecifications: tagSpec(ctx, 'security-group', 'security-group'),
-          }),
+        await withOwnIds(
+          ctx,
+          'create-network: security group',
+          plan.network.kind === 'create' ? ['vpc'] : [],
+          () =>
+            ec2.send(
+              new CreateSecurityGroupCommand({
+                GroupName: plan.securityGroupName,
+                Description: `kubemix cluster ${ctx.cluster}`,
+                VpcId: vpcId,
+                TagSpecifications: tagSpec(ctx, 'security-group', 'security-group'),
+              }),
+            ),
         )
       ).GroupId,
   );
   try {
-    await idempotent(['InvalidPermission.Duplicate'], () =>
-      ec2.send(
-        new AuthorizeSecurityGroupIngressCommand({
-          GroupId: securityGroupId,
-          IpPermissions: plan.rules.map((rule) => ipPermission(rule, securityGroupId)),
-        }),
+    await withOwnIds(ctx, 'create-network: security group rules', ['security-group'], () =>
+      idempotent(['InvalidPermission.Duplicate'], () =>
+        ec2.send(
+          new AuthorizeSecurityGroupIngressCommand({
+            GroupId: securityGroupId,
+            IpPermissions: plan.rules.map((rule) => ipPermission(rule, securityGroupId)),
+          }),
+        ),
       ),
     );
   } catch (error) {

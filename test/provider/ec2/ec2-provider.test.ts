@@ -43,10 +43,12 @@ describe('the EC2 provider in the plan', () => {
     ).toEqual([
       ['prepare-provider', ['localhost'], ['ec2_preflight']],
       ['create-network', ['localhost'], ['ec2_network']],
-      ['create-hosts', ['localhost'], ['ec2_instances']],
+      ['create-hosts', ['localhost'], ['ec2_instances', 'ec2_windows_passwords']],
     ]);
-    expect(task('create-hosts').steps[0]).toMatchObject({ register: 'ec2_windows_passwords', secret: true });
-    expect(task('create-hosts').steps[0]?.args).toMatchObject({ keyFile: '/clusters/cloud/id_rsa' });
+    // create-hosts' own failures are shown whole; only the passwords' step is a secret one.
+    expect(task('create-hosts').steps[0]?.secret).toBeUndefined();
+    expect(task('create-hosts').steps[1]).toMatchObject({ register: 'ec2_windows_passwords', secret: true });
+    expect(task('create-hosts').steps[1]?.args).toMatchObject({ keyFile: '/clusters/cloud/id_rsa' });
   });
 
   it('plans nodes without addresses, logging in with the cluster key or the password kept in secrets.json', () => {
@@ -69,6 +71,21 @@ describe('the EC2 provider in the plan', () => {
     });
     const https = buildPlan({ spec: spec(['  winrm: https']), versions, clusterDir: '/c' });
     expect(https.hosts.find((h) => h.name === 'win-01')?.port).toBe(5986);
+    // The WinRM certificates are made once and kept in secrets.json; create-hosts reads them back.
+    const steps = https.tasks.find((t) => t.name === 'create-hosts')?.steps ?? [];
+    expect(steps.map((s) => s.module)).toEqual([
+      'ec2_winrm_certificates',
+      'ec2_instances',
+      'ec2_windows_passwords',
+    ]);
+    expect(steps[0]).toMatchObject({
+      register: 'ec2_winrm_certificates',
+      secret: true,
+      args: { known: '{{ outputs.ec2_winrm_certificates | default({}) }}' },
+    });
+    expect(steps[1]?.args).toMatchObject({
+      certificates: '{{ outputs.ec2_winrm_certificates | default({}) }}',
+    });
   });
 
   it('tears down on localhost: destroy, then the leak check', () => {

@@ -3,7 +3,11 @@ import { constants as cryptoConstants, privateDecrypt } from 'node:crypto';
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { decryptWindowsPassword, winrmCertificate } from '../../../src/provider/ec2/keys.js';
+import {
+  certificateFingerprint,
+  decryptWindowsPassword,
+  winrmCertificate,
+} from '../../../src/provider/ec2/keys.js';
 import { testTempDirSync } from '../../helpers/temp.js';
 
 const dir = testTempDirSync('ec2-keys');
@@ -55,6 +59,8 @@ describe('WinRM HTTPS certificate', () => {
     const pem = openssl(['pkcs12', '-in', pfx, '-nokeys', '-passin', 'pass:']);
     const fingerprint = openssl(['x509', '-noout', '-fingerprint', '-sha256'], pem);
     expect(fingerprint.trim().split('=')[1]?.replaceAll(':', '').toLowerCase()).toBe(cert.fingerprint);
+    // What a resumed run pins, read back from the PKCS#12 kept in secrets.json.
+    expect(certificateFingerprint(cert.pfxBase64)).toBe(cert.fingerprint);
     const text = openssl(['x509', '-noout', '-text'], pem);
     expect(text).toContain('TLS Web Server Authentication');
     expect(text).toContain('DNS:win-01');

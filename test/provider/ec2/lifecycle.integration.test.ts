@@ -14,6 +14,7 @@ import {
   destroyTask,
   leakCheckTask,
   prepareProvider,
+  windowsPasswordsTask,
 } from '../../../src/provider/ec2/lifecycle.js';
 import { ec2Context, ec2Spec, MemoryLedger } from './harness.js';
 
@@ -62,7 +63,14 @@ async function up(
 ) {
   await prepareProvider(ctx, spec);
   await createNetworkTask(ctx, spec, key.publicKey);
-  return createHostsTask(ctx, spec, { publicKey: key.publicKey, privateKeyPem: key.privateKeyPem });
+  const created = await createHostsTask(ctx, spec, {
+    publicKey: key.publicKey,
+    privateKeyPem: key.privateKeyPem,
+  });
+  return {
+    ...created,
+    passwords: await windowsPasswordsTask(ctx, spec, { privateKeyPem: key.privateKeyPem }),
+  };
 }
 
 const left = (cluster: string) => taggedWithCluster(moto.url, cluster);
@@ -127,7 +135,7 @@ describe('EC2 provider against moto', () => {
   it('survives throttling, instances unknown right after launch, pending passwords and DependencyViolation', async () => {
     const { ctx, spec, proxy } = await setup('rough', {
       throttleEvery: 5,
-      notFoundAfterLaunch: 2,
+      notFoundAfterCreate: 2,
       passwordPending: 2,
       dependencyViolations: 3,
     });
