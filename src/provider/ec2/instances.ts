@@ -7,7 +7,6 @@ import {
 } from '@aws-sdk/client-ec2';
 import { KubemixError } from '../../errors/index.js';
 import { awsErrorCode, describeAwsError } from './client.js';
-import { isOurs, ownerFilter, ownTags } from './identity.js';
 import { withOwnIds } from './consistency.js';
 import {
   type Ec2Context,
@@ -16,6 +15,7 @@ import {
   record,
   recorded,
 } from './context.js';
+import { isOurs, ownerFilter, ownTags } from './identity.js';
 import type { ResolvedImage } from './images.js';
 import { decryptWindowsPassword } from './keys.js';
 import type { Ec2Network } from './network.js';
