@@ -6,6 +6,7 @@ import {
   DeleteSubnetCommand,
   DeleteVolumeCommand,
   DeleteVpcCommand,
+  DescribeInstancesCommand,
   DescribeInternetGatewaysCommand,
   DescribeKeyPairsCommand,
   DescribeRouteTablesCommand,
@@ -20,7 +21,7 @@ import {
 import { awsErrorCode, describeAwsError, isNotFound } from './client.js';
 import type { Ec2Context, Ec2ResourceKind } from './context.js';
 import { isOurs, ownerFilter } from './identity.js';
-import { clusterInstances } from './instances.js';
+import { clusterInstances, LIVE_STATES } from './instances.js';
 import { kubernetesClusterTag, tagValue } from './tags.js';
 import { waitFor } from './wait.js';
 
@@ -115,8 +116,16 @@ export async function destroyCluster(ctx: Ec2Context, options: TeardownOptions):
     }
   };
 
-  const instances = (await call('listing instances', () => clusterInstances(ctx))).filter((i) =>
-    owned(ctx, i),
+  const instances = byId(
+    (await call('listing instances', () => clusterInstances(ctx))).filter((i) => owned(ctx, i)),
+    await call('describing the recorded instances', () =>
+      describeByIds(recordedInstanceIds(ctx), async (InstanceIds) =>
+        ((await ec2.send(new DescribeInstancesCommand({ InstanceIds }))).Reservations ?? [])
+          .flatMap((r) => r.Instances ?? [])
+          .filter((i) => LIVE_STATES.includes(i.State?.Name ?? '')),
+      ),
+    ),
+    (i) => i.InstanceId,
   );
   const ids = instances.flatMap((i) => (i.InstanceId ? [i.InstanceId] : []));
   if (ids.length > 0) {
@@ -134,7 +143,13 @@ export async function destroyCluster(ctx: Ec2Context, options: TeardownOptions):
     });
     ctx.progress(`terminating ${ids.length} instance(s)`);
     await waitFor(ctx, { what: `${ids.length} instance(s) to terminate`, timeoutMs }, async () => {
-      const left = await call('waiting for instances', () => clusterInstances(ctx));
+      const left = await call('waiting for instances', () =>
+        describeByIds(ids, async (InstanceIds) =>
+          ((await ec2.send(new DescribeInstancesCommand({ InstanceIds }))).Reservations ?? [])
+            .flatMap((r) => r.Instances ?? [])
+            .filter((i) => i.State?.Name !== 'terminated'),
+        ),
+      );
       return left.length === 0 ? { done: true } : { progress: `${left.length} not terminated yet` };
     });
   }
@@ -197,10 +212,24 @@ export async function destroyCluster(ctx: Ec2Context, options: TeardownOptions):
       );
   await recordDeleted(ctx, 'subnet');
 
-  const tables =
-    (await call('listing route tables', () => ec2.send(new DescribeRouteTablesCommand({ Filters: filters }))))
-      .RouteTables ?? [];
-  for (const table of tables.filter((t) => owned(ctx, t)))
+  const tables = byId(
+    (
+      (
+        await call('listing route tables', () =>
+          ec2.send(new DescribeRouteTablesCommand({ Filters: filters })),
+        )
+      ).RouteTables ?? []
+    ).filter((t) => owned(ctx, t)),
+    await call('describing the recorded route tables', () =>
+      describeByIds(
+        recordedIds(ctx, 'route-table'),
+        async (RouteTableIds) =>
+          (await ec2.send(new DescribeRouteTablesCommand({ RouteTableIds }))).RouteTables ?? [],
+      ),
+    ),
+    (t) => t.RouteTableId,
+  );
+  for (const table of tables)
     for (const association of table.Associations ?? [])
       if (association.RouteTableAssociationId && !association.Main)
         await call('detaching the route table', () =>
@@ -209,7 +238,7 @@ export async function destroyCluster(ctx: Ec2Context, options: TeardownOptions):
           if (!isNotFound(error.cause)) throw error;
         });
   for (const id of union(
-    tables.filter((t) => owned(ctx, t)).map((t) => t.RouteTableId),
+    tables.map((t) => t.RouteTableId),
     recordedIds(ctx, 'route-table'),
   ))
     await deleteWithRetry(ctx, `route table ${id}`, timeoutMs, () =>
@@ -217,13 +246,25 @@ export async function destroyCluster(ctx: Ec2Context, options: TeardownOptions):
     );
   await recordDeleted(ctx, 'route-table');
 
-  const gateways =
+  const gateways = byId(
     (
-      await call('listing internet gateways', () =>
-        ec2.send(new DescribeInternetGatewaysCommand({ Filters: filters })),
-      )
-    ).InternetGateways ?? [];
-  for (const gateway of gateways.filter((g) => owned(ctx, g)))
+      (
+        await call('listing internet gateways', () =>
+          ec2.send(new DescribeInternetGatewaysCommand({ Filters: filters })),
+        )
+      ).InternetGateways ?? []
+    ).filter((g) => owned(ctx, g)),
+    await call('describing the recorded internet gateways', () =>
+      describeByIds(
+        recordedIds(ctx, 'internet-gateway'),
+        async (InternetGatewayIds) =>
+          (await ec2.send(new DescribeInternetGatewaysCommand({ InternetGatewayIds }))).InternetGateways ??
+          [],
+      ),
+    ),
+    (g) => g.InternetGatewayId,
+  );
+  for (const gateway of gateways)
     for (const attachment of gateway.Attachments ?? [])
       if (attachment.VpcId && attachment.VpcId !== options.keep.vpcId)
         await deleteWithRetry(
@@ -243,7 +284,7 @@ export async function destroyCluster(ctx: Ec2Context, options: TeardownOptions):
               }),
         );
   for (const id of union(
-    gateways.filter((g) => owned(ctx, g)).map((g) => g.InternetGatewayId),
+    gateways.map((g) => g.InternetGatewayId),
     recordedIds(ctx, 'internet-gateway'),
   ))
     await deleteWithRetry(ctx, `internet gateway ${id}`, timeoutMs, () =>
@@ -261,6 +302,37 @@ export async function destroyCluster(ctx: Ec2Context, options: TeardownOptions):
       await deleteWithRetry(ctx, `VPC ${id}`, timeoutMs, () => ec2.send(new DeleteVpcCommand({ VpcId: id })));
   await recordDeleted(ctx, 'vpc');
 }
+
+/**
+ * Recorded resources a tag lookup may still miss (EC2's tag filters lag a new resource: EC2 API
+ * Reference, "Eventual consistency in the Amazon EC2 API"), described by id. An id EC2 no longer
+ * knows is gone; one unknown id fails a Describe of several, so those are asked one by one.
+ */
+async function describeByIds<T>(ids: string[], describe: (ids: string[]) => Promise<T[]>): Promise<T[]> {
+  if (ids.length === 0) return [];
+  try {
+    return await describe(ids);
+  } catch (error) {
+    if (!isNotFound(error) || ids.length === 1) {
+      if (isNotFound(error)) return [];
+      throw error;
+    }
+  }
+  const found: T[] = [];
+  for (const id of ids) found.push(...(await describeByIds([id], describe)));
+  return found;
+}
+
+/** The instance ids the state holds: each node's, and each launch's (recorded before its instances ran). */
+function recordedInstanceIds(ctx: Ec2Context): string[] {
+  const launched = recordedIds(ctx, 'launch', 'instances').flatMap((list) => list.split(','));
+  return union(recordedIds(ctx, 'instance'), launched);
+}
+
+/** Found by tag and described by id, each resource once. */
+const byId = <T>(found: T[], described: T[], id: (resource: T) => string | undefined): T[] => [
+  ...new Map([...found, ...described].map((r) => [id(r), r])).values(),
+];
 
 const union = (found: (string | undefined)[], recorded: string[]): string[] =>
   [...new Set([...found, ...recorded])].filter((id): id is string => id !== undefined && id !== '');
