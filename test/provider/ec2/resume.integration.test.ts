@@ -52,7 +52,6 @@ async function cluster(
       '  type: ec2',
       '  region: eu-west-1',
       '  operatorCidr: 127.0.0.0/8',
-      '  connectVia: private',
       `  winrm: ${options.winrm}`,
       `  endpoint: ${endpoint}`,
       `  images: { linux: ${options.linuxImage ?? MOTO_LINUX_AMI}, windows: ${MOTO_WINDOWS_AMI} }`,
@@ -77,6 +76,14 @@ async function killedAt(c: Awaited<ReturnType<typeof cluster>>, action: string, 
   expect(killed.signal, killed.stderr).toBe('SIGKILL');
   c.proxy.onAction = undefined;
 }
+
+/**
+ * Tag lookups of instances a resumed `up` makes before create-hosts asks for the cluster's
+ * instances (prepare-provider's and create-hosts' checks for another cluster of the name, then
+ * the launch's own): a lag of this many keeps the instances killed `up` launched out of the
+ * launch's lookup, as EC2's lagging tag filters can.
+ */
+const RESUME_TAG_LOOKUPS = 3;
 
 const motoEc2 = () => {
   const ec2 = new EC2Client({ region: 'eu-west-1', endpoint: moto.url, maxAttempts: 1 });
@@ -118,7 +125,9 @@ describe('a resumed create-hosts on EC2 (moto)', () => {
       await killedAt(c, action, action === 'RunInstances' ? 3 : 1);
       // The new instance is missing from the resume's first tag lookup (eventual consistency), so
       // the resume sends the recorded RunInstances again.
-      c.proxy.setFaults({ tagLag: 1 });
+      // (Killed during the password wait, the instances were already seen by tag: one more lagging
+      // lookup changes nothing.)
+      c.proxy.setFaults({ tagLag: action === 'RunInstances' ? RESUME_TAG_LOOKUPS : 1 });
       const resumed = await c.cli(['up', c.spec, '--stop-after', 'create-hosts']);
       expect(resumed.exitCode, resumed.stderr).toBe(0);
       expect(await liveInstances(name)).toHaveLength(3);
@@ -182,7 +191,7 @@ describe('a resumed create-hosts on EC2 (moto)', () => {
     const c = await cluster('rolling-ami', { winrm: 'http', linuxImage: `ssm:${LINUX_PARAMETER}` });
     await killedAt(c, 'RunInstances', 1);
     await put(NEWER_LINUX_AMI);
-    c.proxy.setFaults({ tagLag: 1 });
+    c.proxy.setFaults({ tagLag: RESUME_TAG_LOOKUPS });
     const resumed = await c.cli(['up', c.spec, '--stop-after', 'create-hosts']);
     expect(resumed.exitCode, resumed.stderr).toBe(0);
     expect(c.proxy.calls.filter((call) => call.injected === 'IdempotentParameterMismatch')).toEqual([]);
