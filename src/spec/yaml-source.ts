@@ -1,4 +1,15 @@
-import { isAlias, isCollection, isMap, isScalar, isSeq, LineCounter, type Node, parseDocument } from 'yaml';
+import {
+  type Alias,
+  isAlias,
+  isCollection,
+  isMap,
+  isScalar,
+  isSeq,
+  LineCounter,
+  type Node,
+  parseDocument,
+  visit,
+} from 'yaml';
 import type { SpecIssue } from '../errors/index.js';
 
 /** A 1-based position in a source text. */
@@ -97,6 +108,12 @@ export function parseYamlSource(text: string, file: string): YamlSource {
   };
 
   if (syntaxIssues.length > 0) return { value: undefined, syntaxIssues, locate };
+  const cycle = aliasInsideItsAnchor(doc);
+  if (cycle) {
+    const message = `YAML error: the alias *${cycle.source} is inside the node it names (a cycle)`;
+    const position = cycle.range ? at(cycle.range[0]) : { line: 1, column: 1 };
+    return { value: undefined, syntaxIssues: [{ file, path: '', ...position, message }], locate };
+  }
   try {
     return { value: doc.toJS({ maxAliasCount: 100 }), syntaxIssues, locate };
   } catch (error) {
@@ -104,4 +121,24 @@ export function parseYamlSource(text: string, file: string): YamlSource {
     const message = `YAML error: ${oneLine(error instanceof Error ? error.message : String(error))}`;
     return { value: undefined, syntaxIssues: [{ file, path: '', line: 1, column: 1, message }], locate };
   }
+}
+
+/**
+ * An alias that sits inside the node its anchor names (`a: &x {b: *x}`): YAML allows it and
+ * the library makes a circular object of it, which no spec can be and every walk of the value
+ * would recurse through forever.
+ */
+function aliasInsideItsAnchor(doc: ReturnType<typeof parseDocument>): Alias | undefined {
+  let found: Alias | undefined;
+  visit(doc, {
+    Alias(_key, alias, path) {
+      const target = alias.resolve(doc);
+      if (target && path.includes(target)) {
+        found = alias;
+        return visit.BREAK;
+      }
+      return undefined;
+    },
+  });
+  return found;
 }

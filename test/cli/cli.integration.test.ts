@@ -52,6 +52,15 @@ describe('kubemix plan', () => {
     expect(result.stderr).not.toMatch(stackTrace);
   });
 
+  it('refuses a spec whose YAML alias is inside the node it names: one line, exit 2, no stack trace', async () => {
+    const result = await runCli(['plan', 'fixtures/specs/invalid/alias-cycle.yaml'], { home: tempHome() });
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr.trim().split('\n')).toEqual([
+      'fixtures/specs/invalid/alias-cycle.yaml:6:9: YAML error: the alias *v is inside the node it names (a cycle)',
+    ]);
+    expect(result.stdout).toBe('');
+  });
+
   it('refuses windows-container-networking 0.3.1 at plan time in one line naming versions.windows-cni, exit 2', async () => {
     const result = await runCli(['plan', 'fixtures/specs/invalid/windows-cni-0.3.1.yaml'], {
       home: tempHome(),

@@ -36,6 +36,7 @@ describe('invalid spec fixtures', () => {
       'bad-cidr',
       'overlapping-cidrs',
       'yaml-syntax',
+      'alias-cycle',
       'ha-without-endpoint',
       'duplicate-names',
       'windows-version-on-linux',
