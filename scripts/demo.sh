@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The main job, on this machine's lab: start lab hosts (real sshd Linux hosts with Kubernetes
-# stand-ins, simulated Windows Server hosts over WinRM — see README "What is real and what is a
-# stand-in"), then build a mixed cluster with one `kubemix up` (1 controller, 1 Linux worker,
+# stand-ins, simulated Windows Server hosts over WinRM — see test/README.md "What is real and
+# what is a stand-in"), then build a mixed cluster with one `kubemix up` (1 controller, 1 Linux worker,
 # 1 Windows worker), verify it, tear it down, and stop the lab.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -18,7 +18,10 @@ function group(spec: ClusterSpec, name: string): WorkerGroup {
 describe('valid spec fixtures', () => {
   it('has the fixtures the brief lists', () => {
     expect(fixtureNames('valid')).toEqual([
+      'aws',
       'ec2',
+      'ec2-moto',
+      'existing-machines',
       'kubelet-overrides',
       'libvirt-two-hypervisors',
       'minimal',

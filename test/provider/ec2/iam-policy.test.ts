@@ -4,17 +4,17 @@ import { ec2IamActions, ec2IamPolicy } from '../../../src/provider/ec2/iam-polic
 
 const README = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
 
-/** The first JSON block of README's EC2 section. */
+/** The first JSON block of README's AWS quickstart. */
 function readmePolicy(): unknown {
-  const section = README.slice(README.indexOf('## EC2 provider'));
+  const section = README.slice(README.indexOf('## Quickstart: AWS'));
   const body = section.slice(0, section.indexOf('\n## ', 1));
   const block = /```json\n([\s\S]*?)\n```/.exec(body)?.[1];
-  if (!block) throw new Error("README's EC2 section has no json block");
+  if (!block) throw new Error("README's AWS quickstart has no json block");
   return JSON.parse(block);
 }
 
 describe('the EC2 IAM policy', () => {
-  it("README's EC2 section carries the policy generated from the provider's calls", () => {
+  it("README's AWS quickstart carries the policy generated from the provider's calls", () => {
     expect(readmePolicy()).toEqual(ec2IamPolicy());
   });
 
