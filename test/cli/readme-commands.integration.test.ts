@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, isAbsolute, join } from 'node:path';
 import { execa } from 'execa';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { parseSpecText } from '../../src/spec/parse.js';
 import { testTempDirSync } from '../helpers/temp.js';
 import { helpOptions, type ReadmeBlock, type ReadmeLine, readmeBlocks } from './readme-blocks.js';
 import { repoRoot, runCli, tempHome } from './run-cli.js';
@@ -114,6 +115,16 @@ describe('README commands', () => {
       expect(result.exitCode, `kubemix ${args.join(' ')}\n${result.stderr}`).toBe(0);
     },
   );
+});
+
+describe("README's spec example", () => {
+  it('is a valid spec', () => {
+    const block = /## The spec\n[\s\S]*?```yaml\n([\s\S]*?)\n```/.exec(readFileSync(README, 'utf8'))?.[1];
+    expect(block, 'README has a yaml block under "The spec"').toBeDefined();
+    const spec = parseSpecText(block!, 'README.md');
+    expect(spec.provider.type).toBe('static');
+    expect(spec.nodes.workers.map((g) => g.os)).toContain('windows');
+  });
 });
 
 describe('README scripts', () => {
