@@ -30,6 +30,7 @@ kubemix() { node dist/src/cli/main.js "$@"; }
 dir="$(mktemp -d /tmp/kmx-try-ci-XXXXXX)"
 out="${out:-$dir/ci}"
 lab() { node dist/fixtures/cluster-lab/main.js "$@"; }
+# shellcheck disable=SC2317  # called by the EXIT trap
 stop_lab() { lab stop "$dir" >/dev/null 2>&1 || true; }
 trap stop_lab EXIT
 

@@ -35,6 +35,7 @@ kubemix() { node dist/src/cli/main.js "$@"; }
 
 dir="$(mktemp -d /tmp/kmx-try-ec2-XXXXXX)"
 moto_pid=''
+# shellcheck disable=SC2317  # called by the EXIT trap
 cleanup() {
   if [ -n "$moto_pid" ]; then kill "$moto_pid" 2>/dev/null || true; wait "$moto_pid" 2>/dev/null || true; fi
 }

@@ -147,6 +147,9 @@ describe('README scripts', () => {
       const help = await execa('bash', [script, '--help'], { reject: false });
       expect(help.exitCode, help.stderr).toBe(0);
       expect(help.stdout).toMatch(/^Usage: bash scripts\/try-/);
+      // shellcheck comes with scripts/setup.sh (the example workflow's tests use it too).
+      const lint = await execa('shellcheck', [script], { reject: false });
+      expect(lint.exitCode, lint.stdout).toBe(0);
     },
   );
 
