@@ -14,6 +14,8 @@ export interface ResourceStatusLine {
   kind: string;
   name: string;
   location: string;
+  /** The provider's id for it (EC2: vpc-..., i-...), as recorded or as found. */
+  id?: string;
   recorded?: ProviderResource['status'];
   exists: boolean | 'unknown';
   /** Why `exists` is unknown (the hypervisor could not be asked). */
@@ -35,7 +37,7 @@ export async function providerStatus(
   const factory = createTransportFactory({ clusterKnownHosts: clusterKnownHostsPath(context.clusterDir) });
   const lines: ResourceStatusLine[] = [];
   for (const host of task.hosts) {
-    let found: Array<{ kind: string; name: string }> | undefined;
+    let found: Array<{ kind: string; name: string; id?: string }> | undefined;
     let note: string | undefined;
     // Where the inspected resources live: the host (a hypervisor), or what the step says (an EC2 region).
     let location = host.name;
@@ -66,12 +68,14 @@ export async function providerStatus(
     const mine = recorded.filter((r) => r.location === location);
     // Discovery sees domains, volumes and networks by name; files by path (directories are files there).
     const key = (kind: string, name: string) => `${kind === 'directory' ? 'file' : kind} ${name}`;
-    const seen = new Set((found ?? []).map((f) => key(f.kind, f.name)));
+    const seen = new Map((found ?? []).map((f) => [key(f.kind, f.name), f]));
     for (const r of mine) {
+      const id = r.details?.['id'] ?? seen.get(key(r.kind, r.name))?.id;
       lines.push({
         kind: r.kind,
         name: r.name,
         location: r.location,
+        ...(id ? { id } : {}),
         recorded: r.status,
         exists: found ? seen.has(key(r.kind, r.name)) : 'unknown',
         ...(note ? { note } : {}),
@@ -79,7 +83,8 @@ export async function providerStatus(
     }
     const known = new Set(mine.map((r) => key(r.kind, r.name)));
     for (const f of found ?? []) {
-      if (!known.has(key(f.kind, f.name))) lines.push({ kind: f.kind, name: f.name, location, exists: true });
+      if (!known.has(key(f.kind, f.name)))
+        lines.push({ kind: f.kind, name: f.name, location, ...(f.id ? { id: f.id } : {}), exists: true });
     }
   }
   return lines;

@@ -36,6 +36,12 @@ export interface RunFlags {
   listeners?: RunEventListener[];
   /** The caller's stop signal; without one, the run stops on Ctrl-C / SIGTERM itself. */
   signal?: AbortSignal;
+  /**
+   * The command that goes on from where this run ended, for the hint after a requested stop or
+   * an interruption (after --stop-after it is not the same command: that stops at the same place
+   * again). Without it no command is suggested: `kubemix ci` says itself what comes next.
+   */
+  resumeCommand?: (ended: 'stopped' | 'interrupted') => string;
 }
 
 /** How a run ended, for callers that report more than the exit code (`kubemix ci`). */
@@ -58,7 +64,7 @@ export function exitCodeFor(summary: RunSummary): number {
 }
 
 /** Prints what failed, where, and what ran; then how to go on. */
-function printOutcome(summary: RunSummary, clusterDir: string, logPath: string): void {
+function printOutcome(summary: RunSummary, clusterDir: string, logPath: string, flags: RunFlags): void {
   for (const failure of summary.failures) {
     err(`FAILED ${failure.task} on ${failure.host}: ${failure.step}`);
     err(`  ran: ${failure.command}`);
@@ -67,10 +73,10 @@ function printOutcome(summary: RunSummary, clusterDir: string, logPath: string):
   }
   if (summary.status === 'failed' && summary.failures.length === 0 && summary.error)
     err(`FAILED: ${summary.error}`);
-  if (summary.status === 'stopped')
-    out(`stopped as asked; run the same command again to resume (state in ${clusterDir})`);
-  if (summary.status === 'interrupted')
-    err(`interrupted; run the same command again to resume (state in ${clusterDir})`);
+  const resume = (ended: 'stopped' | 'interrupted') =>
+    flags.resumeCommand ? `; to go on: ${flags.resumeCommand(ended)}` : '';
+  if (summary.status === 'stopped') out(`stopped as asked${resume('stopped')} (state in ${clusterDir})`);
+  if (summary.status === 'interrupted') err(`interrupted${resume('interrupted')} (state in ${clusterDir})`);
   out(`event log: ${logPath}`);
 }
 
@@ -121,6 +127,6 @@ export async function runPlanCommand(
   } finally {
     await session.finish();
   }
-  if (flags.logFormat !== 'json') printOutcome(summary, clusterDir, logPath);
+  if (flags.logFormat !== 'json') printOutcome(summary, clusterDir, logPath, flags);
   return { code: exitCodeFor(summary), summary, logPath };
 }

@@ -1,6 +1,6 @@
 import { rm } from 'node:fs/promises';
 import { secretsPath } from './secrets-store.js';
-import { statePath } from './state.js';
+import { readState, statePath, type TornDownState, writeState } from './state.js';
 
 /**
  * Forgets what runs recorded in `dir`: its state.json and secrets.json (the run logs stay).
@@ -12,4 +12,25 @@ import { statePath } from './state.js';
 export async function forgetRun(dir: string): Promise<void> {
   await rm(statePath(dir), { force: true });
   await rm(secretsPath(dir), { force: true });
+}
+
+/**
+ * After a teardown that finished: the build's state becomes history. Its tasks, outputs, host
+ * assignments and secrets are forgotten (the next `up` builds again); what it records of the
+ * teardown (when, and the event logs of the build and of the teardown) stays, with the build's
+ * last run, so `status` and `ci` see a torn-down cluster, not a built one. The caller holds the
+ * cluster lock.
+ */
+export async function forgetBuild(clusterDir: string, tornDown: TornDownState): Promise<void> {
+  const state = await readState(clusterDir);
+  if (!state) return;
+  await writeState(clusterDir, {
+    ...state,
+    tasks: {},
+    outputs: {},
+    assignments: {},
+    resources: state.resources.filter((r) => r.status !== 'deleted'),
+    tornDown,
+  });
+  await rm(secretsPath(clusterDir), { force: true });
 }

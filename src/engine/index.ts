@@ -5,7 +5,7 @@ export {
   PRIVATE_FILE_MODE,
   writePrivateFile,
 } from '../fs/private-files.js';
-export { forgetRun } from './forget-run.js';
+export { forgetBuild, forgetRun } from './forget-run.js';
 export type { ClusterLock } from './lock.js';
 export { acquireLock, lockPath } from './lock.js';
 export { moduleStepExecutor } from './module-step-executor.js';
@@ -19,8 +19,16 @@ export { secretFragments } from './secret-fragments.js';
 export { readSecrets, secretsPath } from './secrets-store.js';
 export type { Selection, SelectOptions } from './select.js';
 export { selectTasks } from './select.js';
-export type { ClusterState, LastRunState, TaskState } from './state.js';
-export { planHash, readState, STATE_VERSION, statePath, taskHash, writeState } from './state.js';
+export type { ClusterState, LastRunState, TaskState, TornDownState } from './state.js';
+export {
+  planHash,
+  readState,
+  recordsLiveBuild,
+  STATE_VERSION,
+  statePath,
+  taskHash,
+  writeState,
+} from './state.js';
 export { StateFileLedger } from './state-ledger.js';
 export type {
   RunPlanOptions,

@@ -50,6 +50,20 @@ export interface ClusterState {
   /** What providers assigned to hosts while creating them, by host name (read back on every run). */
   assignments: Record<string, HostAssignment>;
   lastRun?: LastRunState;
+  /**
+   * Set by a `kubemix down` that finished: the build is history (its tasks, outputs and secrets
+   * forgotten), not a cluster. The next run's state starts without it.
+   */
+  tornDown?: TornDownState;
+}
+
+/** When a cluster was torn down, and the event logs of its last build and of the teardown. */
+export interface TornDownState {
+  at: string;
+  /** The teardown's JSON-lines event log. */
+  eventLog: string;
+  /** The newest event log of the build that was torn down, when one was kept. */
+  buildEventLog?: string;
 }
 
 const stateSchema = z.object({
@@ -92,6 +106,9 @@ const stateSchema = z.object({
       failedTask: z.string().optional(),
       message: z.string().optional(),
     })
+    .optional(),
+  tornDown: z
+    .object({ at: z.string(), eventLog: z.string(), buildEventLog: z.string().optional() })
     .optional(),
 });
 
@@ -150,4 +167,18 @@ export function taskHash(task: PlanTask): string {
 /** Hash of the whole plan's tasks, so a changed plan is noticed on a re-run. */
 export function planHash(plan: Plan): string {
   return sha256(plan.tasks.map(taskHash));
+}
+
+/**
+ * Whether the state describes a cluster that may exist: a task recorded, a provider resource not
+ * deleted, or a run that never ended. A torn-down build, or a state whose build was forgotten by
+ * an older `down`, is history.
+ */
+export function recordsLiveBuild(state: ClusterState | undefined): boolean {
+  if (!state || state.tornDown) return false;
+  return (
+    Object.keys(state.tasks).length > 0 ||
+    state.resources.some((r) => r.status !== 'deleted') ||
+    state.lastRun?.status === 'running'
+  );
 }

@@ -5,5 +5,12 @@ export {
   kubeconfigKey,
   mergeKubeconfig,
   type NamedEntry,
+  removeClusterEntries,
 } from './merge.js';
-export { kubeconfigPathForMerge, type MergeResult, mergeIntoKubeconfig } from './merge-file.js';
+export {
+  kubeconfigPathForMerge,
+  type MergeResult,
+  mergeIntoKubeconfig,
+  removeFromKubeconfig,
+} from './merge-file.js';
+export { mergedKubeconfigs, mergeRecordPath, recordMerge } from './merge-record.js';

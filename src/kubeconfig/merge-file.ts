@@ -6,7 +6,14 @@ import { parseDocument, stringify } from 'yaml';
 import { KubemixError } from '../errors/index.js';
 import { writeFileAtomic } from '../fs/atomic-write.js';
 import { ensurePrivateDir, PRIVATE_FILE_MODE } from '../fs/private-files.js';
-import { asKubeconfig, clusterKubeconfig, type Kubeconfig, kubeconfigKey, mergeKubeconfig } from './merge.js';
+import {
+  asKubeconfig,
+  clusterKubeconfig,
+  type Kubeconfig,
+  kubeconfigKey,
+  mergeKubeconfig,
+  removeClusterEntries,
+} from './merge.js';
 
 /**
  * The file kubectl would write a new context to (kind's pathForMerge in
@@ -55,6 +62,39 @@ export async function mergeIntoKubeconfig(options: {
       { exitCode: 2 },
     );
   await ensurePrivateDir(dirname(target));
+  await withFileLock(target, async () => {
+    const existing = existsSync(target) ? await readKubeconfig(target) : {};
+    const merged = mergeKubeconfig(asKubeconfig(existing, target), addition);
+    const path = existsSync(target) ? await realpath(target) : target;
+    await writeFileAtomic(path, stringify(merged), PRIVATE_FILE_MODE);
+  });
+  return { path: target, context: kubeconfigKey(options.clusterName) };
+}
+
+/**
+ * Removes the cluster's kubemix-<name> cluster, user and context from a kubeconfig file (see
+ * removeClusterEntries), under the same lock as a merge. A file that is gone, or holds none of
+ * them, is left as it is. Returns whether the file was changed.
+ */
+export async function removeFromKubeconfig(options: {
+  target: string;
+  clusterName: string;
+}): Promise<boolean> {
+  const { target } = options;
+  if (!existsSync(target) || statSync(target).isDirectory()) return false;
+  return withFileLock(target, async () => {
+    const kept = removeClusterEntries(
+      asKubeconfig(await readKubeconfig(target), target),
+      options.clusterName,
+    );
+    if (!kept) return false;
+    await writeFileAtomic(await realpath(target), stringify(kept), PRIVATE_FILE_MODE);
+    return true;
+  });
+}
+
+/** Runs `work` holding `<file>.lock` (created exclusively), as kubectl and kind lock a kubeconfig. */
+async function withFileLock<T>(target: string, work: () => Promise<T>): Promise<T> {
   const lock = `${target}.lock`;
   try {
     await (await open(lock, 'wx', PRIVATE_FILE_MODE)).close();
@@ -65,11 +105,7 @@ export async function mergeIntoKubeconfig(options: {
     );
   }
   try {
-    const existing = existsSync(target) ? await readKubeconfig(target) : {};
-    const merged = mergeKubeconfig(asKubeconfig(existing, target), addition);
-    const path = existsSync(target) ? await realpath(target) : target;
-    await writeFileAtomic(path, stringify(merged), PRIVATE_FILE_MODE);
-    return { path: target, context: kubeconfigKey(options.clusterName) };
+    return await work();
   } finally {
     await rm(lock, { force: true });
   }

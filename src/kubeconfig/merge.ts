@@ -71,6 +71,31 @@ export function mergeKubeconfig(existing: Kubeconfig, addition: Kubeconfig): Kub
 }
 
 /**
+ * `config` without the cluster's entries (cluster, user and context named {@link kubeconfigKey}),
+ * as `kind delete cluster` removes its own (sigs.k8s.io/kind v0.32.0, cda67ef,
+ * pkg/cluster/internal/kubeconfig/internal/kubeconfig/remove.go lines 61-111): entries of that
+ * name dropped from the three lists, current-context emptied when it named the cluster, nothing
+ * else touched. Undefined when nothing was there to remove (the file need not be written).
+ */
+export function removeClusterEntries(config: Kubeconfig, clusterName: string): Kubeconfig | undefined {
+  const key = kubeconfigKey(clusterName);
+  let changed = false;
+  const result: Kubeconfig = { ...config };
+  for (const list of LISTS) {
+    const entries = config[list];
+    if (!entries) continue;
+    const kept = entries.filter((e) => e.name !== key);
+    if (kept.length !== entries.length) changed = true;
+    result[list] = kept;
+  }
+  if (config['current-context'] === key) {
+    result['current-context'] = '';
+    changed = true;
+  }
+  return changed ? result : undefined;
+}
+
+/**
  * Checks the shape kubemix relies on: a mapping whose clusters, users and contexts are lists of
  * entries with a name. Empty input is an empty kubeconfig.
  */

@@ -302,6 +302,14 @@ describe('kubemix ci', () => {
       expect(run.stderr).toContain(
         'kubemix ci: the time budget (4s) ran out: stopping the build; the teardown runs next',
       );
+      // No resume hint: ci tears down, and the next ci builds from scratch in the same directory
+      // (the state records the teardown, which a ci does not refuse).
+      expect(run.stderr).not.toContain('run the same command again');
+      expect(run.stderr).not.toContain('to go on');
+      const state = JSON.parse(await readFile(join(clusterDir, 'state.json'), 'utf8')) as {
+        tornDown?: { at: string };
+      };
+      expect(state.tornDown?.at).toMatch(/^\d{4}-\d\d-\d\dT/);
       const summary = await readSummary(out);
       expect([summary.outcome, summary.teardown.status]).toEqual(['timed-out', 'passed']);
       expect(summary.message).toMatch(/^timed out after 4s/);

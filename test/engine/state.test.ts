@@ -1,7 +1,14 @@
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { forgetRun, readState, runPlan, STATE_VERSION } from '../../src/engine/index.js';
+import {
+  forgetBuild,
+  forgetRun,
+  readState,
+  recordsLiveBuild,
+  runPlan,
+  STATE_VERSION,
+} from '../../src/engine/index.js';
 import { KubemixError } from '../../src/errors/index.js';
 import { testTempDir } from '../helpers/temp.js';
 import { localHosts, localTransports, makePlan, readJson, shell, task } from './helpers.js';
@@ -109,5 +116,26 @@ describe('forgetRun', () => {
     const again = await runPlan({ plan, clusterDir: dir, transports: localTransports });
     expect(again.status).toBe('succeeded');
     expect((await readState(dir))?.tasks['a']?.status).toBe('done');
+  });
+});
+
+describe('forgetBuild', () => {
+  it('turns a finished build into history: tasks and secrets forgotten, the teardown recorded, the next run builds again', async () => {
+    const dir = await testTempDir('engine');
+    const plan = makePlan([task('a', [], ['node-1'], [shell('x', 'true')])], localHosts('node-1'));
+    await runPlan({ plan, clusterDir: dir, transports: localTransports });
+    await writeFile(join(dir, 'secrets.json'), '{}', { mode: 0o600 });
+    expect(recordsLiveBuild(await readState(dir))).toBe(true);
+    const tornDown = { at: '2026-11-28T12:00:00.000Z', eventLog: join(dir, 'teardown', 'runs', 'r.jsonl') };
+    await forgetBuild(dir, tornDown);
+    const state = await readState(dir);
+    expect([state?.tasks, state?.tornDown, state?.lastRun?.status]).toEqual([{}, tornDown, 'succeeded']);
+    expect(recordsLiveBuild(state)).toBe(false);
+    expect((await readdir(dir)).filter((f) => f.startsWith('secrets'))).toEqual([]);
+    // The next run's state starts without the teardown record: the cluster exists again.
+    await runPlan({ plan, clusterDir: dir, transports: localTransports });
+    const rebuilt = await readState(dir);
+    expect([rebuilt?.tasks['a']?.status, rebuilt?.tornDown]).toEqual(['done', undefined]);
+    expect(recordsLiveBuild(rebuilt)).toBe(true);
   });
 });

@@ -2,11 +2,15 @@ import { existsSync } from 'node:fs';
 import { lstat, mkdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { parse } from 'yaml';
+import { parse, stringify } from 'yaml';
 import type { ClusterRecord } from '../../fixtures/lab/cluster-state.js';
 import { adminKubeconfig } from '../../fixtures/lab/standins/tools/kubeconfig.js';
 import { clusterKubeconfig, type Kubeconfig } from '../../src/kubeconfig/merge.js';
-import { kubeconfigPathForMerge, mergeIntoKubeconfig } from '../../src/kubeconfig/merge-file.js';
+import {
+  kubeconfigPathForMerge,
+  mergeIntoKubeconfig,
+  removeFromKubeconfig,
+} from '../../src/kubeconfig/merge-file.js';
 import { testTempDir } from '../helpers/temp.js';
 
 // admin.conf as the lab's kubeadm stand-in writes it (kubeadm's shape: one cluster "kubernetes",
@@ -178,5 +182,33 @@ describe('kubeconfigPathForMerge', () => {
     expect(kubeconfigPathForMerge({ KUBECONFIG: `${a}::${b}:${c}:${c}` }, home)).toBe(c);
     await writeFile(b!, '');
     expect(kubeconfigPathForMerge({ KUBECONFIG: `${a}:${b}:${c}` }, home)).toBe(b);
+  });
+});
+
+describe('removeFromKubeconfig', () => {
+  it('takes the merged cluster out again as kind delete cluster does: entries gone, others and fields kept, no current context', async () => {
+    const target = join(work, 'config');
+    await writeFile(target, OTHER);
+    const before = await read(target);
+    await mergeIntoKubeconfig({ adminConfPath: adminPath, clusterName: 'lab', target });
+    expect(await removeFromKubeconfig({ target, clusterName: 'lab' })).toBe(true);
+    expect(await read(target)).toEqual({ ...before, 'current-context': '' });
+    expect(await mode(target)).toBe(0o600);
+    expect(existsSync(`${target}.lock`)).toBe(false);
+  });
+
+  it('leaves a file without the cluster as it is, keeps another current context, and skips a file that is gone', async () => {
+    const target = join(work, 'config');
+    await writeFile(target, OTHER);
+    expect(await removeFromKubeconfig({ target, clusterName: 'lab' })).toBe(false);
+    expect(await readFile(target, 'utf8')).toBe(OTHER);
+    await mergeIntoKubeconfig({ adminConfPath: adminPath, clusterName: 'lab', target });
+    const config = await read(target);
+    await writeFile(target, stringify({ ...config, 'current-context': 'kind-dev' }));
+    expect(await removeFromKubeconfig({ target, clusterName: 'lab' })).toBe(true);
+    expect((await read(target))['current-context']).toBe('kind-dev');
+    expect(names(await read(target), 'contexts')).toEqual(['kind-dev']);
+    expect(await removeFromKubeconfig({ target: join(work, 'absent'), clusterName: 'lab' })).toBe(false);
+    expect(existsSync(join(work, 'absent'))).toBe(false);
   });
 });

@@ -128,6 +128,8 @@ async function runPhases(
       ...flags,
       signal: stopper.teardown.signal,
       listeners: [recorder.listener('teardown'), logs.listener],
+      // A stopped teardown is finished by `down`; a stopped build needs no hint: the teardown follows.
+      resumeCommand: () => `kubemix down ${options.specWords.join(' ')}`,
     });
   } catch (error) {
     outcomes.teardownError = `the teardown could not run: ${(error as Error).message}`;

@@ -2,7 +2,7 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseDuration } from '../../ci/duration.js';
 import { DEFAULT_HISTORY_KEEP } from '../../ci/history.js';
-import { readState, statePath } from '../../engine/index.js';
+import { readState, recordsLiveBuild, statePath } from '../../engine/index.js';
 import { KubemixError, UsageError } from '../../errors/index.js';
 import { checkCredentials } from '../ci/inputs.js';
 import { runCi } from '../ci/run-ci.js';
@@ -23,6 +23,11 @@ host with the critical path and waits, checks, versions, failures, teardown), su
 events.jsonl, hosts/<host>.log, plan.txt, verify.json, the spec (spec/, spec.resolved.yaml) and
 versions.json. Before it ends, every file there is scanned for secrets (join tokens, certificate
 keys, passwords, private keys, AWS keys): anything found is redacted and the run fails.
+
+Run it again on the same cluster directory as often as you like (a nightly runner): each run
+builds from scratch, because the last one tore its cluster down. A cluster that is still there
+(kept with --keep-on-failure, built with up, or left by a ci that was killed) is refused until
+kubemix down removes it.
 
 Exit codes: 0 everything passed; 1 a task or check failed, the time budget ran out, or the
 secret scan found something; 2 bad input; 3 the teardown failed or was stopped: resources may
@@ -70,10 +75,11 @@ export async function ciCommand(argv: string[]): Promise<number> {
   const historyDir = values.history === undefined ? undefined : resolve(values.history);
   if (historyDir) refuseUnusableDir('--history', historyDir, { mustBeEmpty: false });
   // A reproduction builds from nothing: resuming someone's half-built cluster would skip the tasks
-  // it is meant to exercise, and tear down a cluster it did not build.
-  if (await readState(context.clusterDir))
+  // it is meant to exercise, and tear down a cluster it did not build. A build that was torn down
+  // (the last ci's, or an up followed by down) is history: a nightly runner reuses the directory.
+  if (recordsLiveBuild(await readState(context.clusterDir)))
     throw new KubemixError(
-      `kubemix ci builds from scratch, but cluster ${context.spec.name} has a build recorded in ${statePath(context.clusterDir)} (an earlier up, or a ci that was killed): run kubemix down ${specArguments(specArgument, values).join(' ')} first`,
+      `kubemix ci builds from scratch, but cluster ${context.spec.name} has a build recorded in ${statePath(context.clusterDir)} that was not torn down (an earlier up, a ci with --keep-on-failure, or a ci that was killed): run kubemix down ${specArguments(specArgument, values).join(' ')} first`,
       { exitCode: 2 },
     );
 

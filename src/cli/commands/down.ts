@@ -1,12 +1,25 @@
-import { mkdir, rm } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdir, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { acquireLock, readState, secretsPath, writeState } from '../../engine/index.js';
+import { acquireLock, forgetBuild, forgetRun, readState } from '../../engine/index.js';
+import {
+  kubeconfigKey,
+  mergedKubeconfigs,
+  mergeRecordPath,
+  removeFromKubeconfig,
+} from '../../kubeconfig/index.js';
 import { clusterKnownHostsPath } from '../../provider/cluster-key.js';
 import type { Plan } from '../../types/plan.js';
-import { type ClusterContext, loadClusterContext, teardownDir as teardownDirOf } from '../cluster-context.js';
+import {
+  adminConfPath,
+  type ClusterContext,
+  loadClusterContext,
+  teardownDir as teardownDirOf,
+} from '../cluster-context.js';
 import { onePositional, SHORT_FORM_HELP } from '../options.js';
+import { out } from '../output.js';
 import { type PlanRunOutcome, type RunFlags, runPlanCommand } from '../run-plan-command.js';
-import { parseRunCommand, RUN_HELP } from './run-command-args.js';
+import { parseRunCommand, RUN_HELP, specArguments } from './run-command-args.js';
 
 export const downHelp = `Usage: kubemix down <spec> [options]
 
@@ -17,7 +30,9 @@ or killed \`up\` and when some are gone already; then a leak check looks for any
 cluster left on each hypervisor, names it and exits 1. Console logs of the guests are kept in
 <cluster-dir>/console. Cached base images stay for the next cluster unless --purge-images.
 After a teardown that finished, the cluster directory forgets the build (its tasks, outputs and
-secrets): the next \`up\` builds again. The run logs stay.
+secrets) and records when it was torn down: the next \`up\` builds again. admin.conf is removed,
+and so are the kubemix-<name> entries \`kubemix kubeconfig --merge\` wrote into kubeconfig files.
+The event logs of the build and of the teardown stay (runs/, teardown/runs/).
 
 Options:
   --purge-images             also delete the cached base images and ISOs the cluster used
@@ -29,11 +44,17 @@ export async function downCommand(argv: string[]): Promise<number> {
   const args = parseRunCommand('down', argv, { 'purge-images': { type: 'boolean' } }, downHelp);
   if (!args) return 0;
   const { values, positionals, flags } = args;
-  const context = await loadClusterContext(onePositional('down', positionals, 'spec'), values);
-  const plan = context.downPlan(await readState(context.clusterDir), {
-    purgeImages: values['purge-images'] === true,
-  });
-  const { code } = await tearDownCluster(context, plan, flags);
+  const specArgument = onePositional('down', positionals, 'spec');
+  const context = await loadClusterContext(specArgument, values);
+  const purgeImages = values['purge-images'] === true;
+  const plan = context.downPlan(await readState(context.clusterDir), { purgeImages });
+  const again = [
+    'kubemix',
+    'down',
+    ...specArguments(specArgument, values),
+    ...(purgeImages ? ['--purge-images'] : []),
+  ];
+  const { code } = await tearDownCluster(context, plan, { ...flags, resumeCommand: () => again.join(' ') });
   return code;
 }
 
@@ -55,30 +76,54 @@ export async function tearDownCluster(
     const state = await readState(clusterDir);
     await mkdir(join(clusterDir, 'console'), { recursive: true, mode: 0o700 });
     const teardownDir = teardownDirOf(clusterDir);
+    const buildEventLog = await newestEventLog(clusterDir);
     const outcome = await runPlanCommand(plan, teardownDir, {
       ...flags,
       ...(state ? { ledgerDir: clusterDir } : {}),
     });
+    // A failed down keeps every record, so `down` can be run again.
+    if (outcome.code !== 0) return outcome;
     // The cluster is gone: the build's record (done tasks, join tokens) would make the next `up`
-    // skip everything. A failed down keeps it, so `down` can be run again.
-    if (outcome.code === 0 && state) await forgetBuild(clusterDir);
-    if (outcome.code === 0) await rm(teardownDir, { recursive: true, force: true });
+    // skip everything, and the teardown's would make the next `down` skip its cleanup. The event
+    // logs of both stay, named in the state.
+    if (state)
+      await forgetBuild(clusterDir, {
+        at: new Date().toISOString(),
+        eventLog: outcome.logPath,
+        ...(buildEventLog ? { buildEventLog } : {}),
+      });
+    await forgetRun(teardownDir);
+    await forgetClusterAccess(context, flags.logFormat);
     return outcome;
   } finally {
     await buildLock.release();
   }
 }
 
-async function forgetBuild(clusterDir: string): Promise<void> {
-  const state = await readState(clusterDir);
-  if (!state) return;
-  await writeState(clusterDir, {
-    ...state,
-    tasks: {},
-    outputs: {},
-    assignments: {},
-    resources: state.resources.filter((r) => r.status !== 'deleted'),
-  });
+/**
+ * What let this machine reach the cluster: the known host keys of machines kubemix created, the
+ * admin kubeconfig, and the kubemix-<name> entries `kubemix kubeconfig --merge` wrote into the
+ * user's kubeconfig files (removed as `kind delete cluster` removes its own).
+ */
+async function forgetClusterAccess(context: ClusterContext, logFormat: RunFlags['logFormat']): Promise<void> {
+  const { clusterDir, spec } = context;
   await rm(clusterKnownHostsPath(clusterDir), { force: true });
-  await rm(secretsPath(clusterDir), { force: true });
+  await rm(adminConfPath(clusterDir), { force: true });
+  for (const file of await mergedKubeconfigs(clusterDir)) {
+    const removed = await removeFromKubeconfig({ target: file, clusterName: spec.name });
+    if (removed && logFormat === 'text') out(`removed context ${kubeconfigKey(spec.name)} from ${file}`);
+  }
+  await rm(mergeRecordPath(clusterDir), { force: true });
+}
+
+/** The newest JSON-lines event log of the cluster directory's runs (the build's last), if any. */
+async function newestEventLog(clusterDir: string): Promise<string | undefined> {
+  const runs = join(clusterDir, 'runs');
+  if (!existsSync(runs)) return undefined;
+  // Named by their start time (ISO, colons replaced): the names sort in time order.
+  const newest = (await readdir(runs))
+    .filter((f) => f.endsWith('.jsonl'))
+    .sort()
+    .at(-1);
+  return newest ? join(runs, newest) : undefined;
 }

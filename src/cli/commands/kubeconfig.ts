@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
-import { UsageError } from '../../errors/index.js';
-import { kubeconfigKey } from '../../kubeconfig/merge.js';
-import { mergeIntoKubeconfig } from '../../kubeconfig/merge-file.js';
+import { readState } from '../../engine/index.js';
+import { KubemixError, UsageError } from '../../errors/index.js';
+import { kubeconfigKey, mergeIntoKubeconfig, recordMerge } from '../../kubeconfig/index.js';
 import { adminConfPath, loadClusterContext } from '../cluster-context.js';
 import { onePositional, parseCommandArgs, SHORT_FORM_HELP, SHORT_FORM_OPTIONS } from '../options.js';
 import { out } from '../output.js';
@@ -18,7 +18,10 @@ Options:
                              replaced, others kept), made the current context. The file is the
                              one kubectl would write: $KUBECONFIG's file (the first that exists
                              when it lists several, else the last), or ~/.kube/config. It is
-                             left 0600; its contents are never printed.
+                             left 0600; its contents are never printed. kubemix down
+                             removes these entries again.
+
+Exit codes: 0 printed or merged; 1 the cluster was torn down; 2 bad input, or a cluster never built.
 ${SHORT_FORM_HELP}`;
 
 export async function kubeconfigCommand(argv: string[]): Promise<number> {
@@ -33,6 +36,13 @@ export async function kubeconfigCommand(argv: string[]): Promise<number> {
   }
   const context = await loadClusterContext(onePositional('kubeconfig', positionals, 'spec'), values);
   const admin = adminConfPath(context.clusterDir);
+  const tornDown = (await readState(context.clusterDir))?.tornDown;
+  // The cluster existed and is gone: not bad input, a request that cannot be met (exit 1), as
+  // `kind get kubeconfig` answers for a deleted cluster.
+  if (tornDown && !existsSync(admin))
+    throw new KubemixError(
+      `kubemix kubeconfig: cluster ${context.spec.name} was torn down at ${tornDown.at} (kubemix down); build it again with kubemix up`,
+    );
   if (!existsSync(admin))
     throw new UsageError(
       `kubemix kubeconfig: cluster ${context.spec.name} has no kubeconfig yet (no ${admin}); build it with kubemix up first`,
@@ -42,6 +52,8 @@ export async function kubeconfigCommand(argv: string[]): Promise<number> {
     return 0;
   }
   const merged = await mergeIntoKubeconfig({ adminConfPath: admin, clusterName: context.spec.name });
+  // Remembered so `kubemix down` removes the entries from this file.
+  await recordMerge(context.clusterDir, merged.path);
   out(
     `merged cluster ${context.spec.name} into ${merged.path}; current context: ${kubeconfigKey(context.spec.name)}`,
   );

@@ -44,17 +44,39 @@ export async function upCommand(argv: string[]): Promise<number> {
   context.upPlan();
   await context.ensureClusterKey();
   const plan = context.upPlan();
+  const again = specArguments(specArgument, values);
   const { code } = await buildCluster(context, plan, {
     ...flags,
+    resumeCommand: (ended) => resumeUpCommand(again, values, ended),
     ...(values['stop-after'] !== undefined ? { stopAfter: values['stop-after'] } : {}),
     ...(values['stop-before'] !== undefined ? { stopBefore: values['stop-before'] } : {}),
     ...(values.from !== undefined ? { from: values.from } : {}),
   });
   if (flags.logFormat === 'text') {
     await reportVerifyChecks(plan, context.clusterDir);
-    await printNextSteps(context, specArguments(specArgument, values));
+    await printNextSteps(context, again);
   }
   return code;
+}
+
+/**
+ * The `up` that goes on: after a requested stop, without --stop-after/--stop-before (the same
+ * command would stop at the same place again); after an interruption, with the same stop, and
+ * never --from (the run already marked those tasks to redo: repeating it would redo the ones
+ * done since).
+ */
+function resumeUpCommand(
+  again: string[],
+  values: { 'stop-after'?: string; 'stop-before'?: string },
+  ended: 'stopped' | 'interrupted',
+): string {
+  const words = ['kubemix', 'up', ...again];
+  if (ended === 'interrupted')
+    for (const flag of ['stop-after', 'stop-before'] as const) {
+      const task = values[flag];
+      if (task !== undefined) words.push(`--${flag}`, shQuote(task));
+    }
+  return words.join(' ');
 }
 
 /**

@@ -11,6 +11,7 @@ import {
 import { out } from '../output.js';
 import { runPlanWithRenderers } from '../run-plan-command.js';
 import { reportVerifyChecks } from '../verify-report.js';
+import { specArguments } from './run-command-args.js';
 
 export const verifyHelp = `Usage: kubemix verify <spec> [options]
 
@@ -37,7 +38,8 @@ export async function verifyCommand(argv: string[]): Promise<number> {
     return 0;
   }
   const logFormat = choiceOption('log-format', values['log-format'], ['text', 'json'] as const) ?? 'text';
-  const context = await loadClusterContext(onePositional('verify', positionals, 'spec'), values);
+  const specArgument = onePositional('verify', positionals, 'spec');
+  const context = await loadClusterContext(specArgument, values);
   const plan = context.upPlan();
   const verify = plan.tasks.find((t) => t.name === 'verify');
   const state = await readState(context.clusterDir);
@@ -51,6 +53,7 @@ export async function verifyCommand(argv: string[]): Promise<number> {
     logFormat,
     from: 'verify',
     stopAfter: 'verify',
+    resumeCommand: () => ['kubemix', 'verify', ...specArguments(specArgument, values)].join(' '),
   });
   if (logFormat === 'text') await reportVerifyChecks(plan, context.clusterDir);
   return code;

@@ -10,6 +10,8 @@ import { ROLE_TAG, tagValue } from './tags.js';
 export interface FoundResource {
   kind: string;
   name: string;
+  /** EC2's id for it (vpc-..., i-...), so `status` names what the console shows. */
+  id?: string;
 }
 
 // Network resources are recorded under their role (kind = name = role).
@@ -31,11 +33,16 @@ export async function inspectCluster(ctx: Ec2Context, plan: Ec2Plan): Promise<Fo
   try {
     const found: FoundResource[] = (await listTagged(ctx))
       .filter((r) => r.role !== undefined && NETWORK_ROLES.has(r.role))
-      .map((r) => ({ kind: r.role!, name: r.role! }));
+      .map((r) => ({ kind: r.role!, name: r.role!, id: r.id }));
     for (const instance of await clusterInstances(ctx)) {
       const group = plan.groups.find((g) => tagValue(instance.Tags, ROLE_TAG) === `launch/${g.group}`);
       const node = group?.nodes[instance.AmiLaunchIndex ?? -1];
-      if (node) found.push({ kind: 'instance', name: node });
+      if (node)
+        found.push({
+          kind: 'instance',
+          name: node,
+          ...(instance.InstanceId ? { id: instance.InstanceId } : {}),
+        });
       if (group && !found.some((f) => f.kind === 'launch' && f.name === group.group))
         found.push({ kind: 'launch', name: group.group });
     }

@@ -52,6 +52,10 @@ async function cluster(name: string, options: { windows?: number; region?: strin
   return { proxy, spec, home, cli };
 }
 
+interface State {
+  resources: { kind: string; name: string; details?: Record<string, string> }[];
+}
+
 const instances = async (name: string) =>
   (await taggedWithCluster(moto.url, name)).filter((r) => r.startsWith('Instance '));
 
@@ -61,20 +65,28 @@ describe('kubemix up/down on EC2 (moto)', () => {
     const up = await cli(['up', spec, '--stop-after', 'create-hosts']);
     expect(up.exitCode, up.stderr).toBe(0);
     expect(await instances('cli-up')).toHaveLength(4);
-    // status: every recorded resource, and that it exists (asked of EC2 by tag).
+    // status: every recorded resource with EC2's id for it, and that it exists (asked of EC2 by tag).
     const status = await cli(['status', spec]);
     expect(status.exitCode, status.stderr).toBe(0);
-    for (const resource of [
-      'vpc vpc',
-      'subnet subnet',
-      'security-group security-group',
-      'key-pair key-pair',
-      'instance win-01',
-      'instance linux-02',
-    ])
-      expect(status.stdout).toMatch(new RegExp(`eu-west-1  ${resource}  recorded created  exists`));
     const dir = join(home, 'clusters', 'cli-up');
     const { readFileSync } = await import('node:fs');
+    const recorded = (JSON.parse(readFileSync(join(dir, 'state.json'), 'utf8')) as State).resources;
+    const idOf = (kind: string, name: string) =>
+      recorded.find((r) => r.kind === kind && r.name === name)?.details?.['id'] ?? 'none recorded';
+    const tagged = (await taggedWithCluster(moto.url, 'cli-up')).join('\n');
+    for (const [kind, name, shown] of [
+      ['vpc', 'vpc', 'vpc'],
+      ['subnet', 'subnet', 'subnet'],
+      ['security-group', 'security-group', 'security-group'],
+      ['instance', 'win-01', 'instance win-01'],
+      ['instance', 'linux-02', 'instance linux-02'],
+    ] as const) {
+      const id = idOf(kind, name);
+      // The id is EC2's: moto lists it among the cluster's tagged resources.
+      expect(tagged).toContain(id);
+      expect(status.stdout).toContain(`eu-west-1  ${shown} ${id}  recorded created  exists`);
+    }
+    expect(status.stdout).toMatch(/eu-west-1 {2}key-pair \S+ {2}recorded created {2}exists/);
     const password = [...proxy.windowsPasswords.values()][0]!;
     const secrets = readFileSync(join(dir, 'secrets.json'), 'utf8');
     expect(secrets).toContain(password);
@@ -87,6 +99,12 @@ describe('kubemix up/down on EC2 (moto)', () => {
     const down = await cli(['down', spec]);
     expect(down.exitCode, down.stderr).toBe(0);
     expect(await taggedWithCluster(moto.url, 'cli-up')).toEqual([]);
+    // After down, status says so (and lists no resource: nothing is left).
+    const after = await cli(['status', spec]);
+    expect(after.exitCode, after.stderr).toBe(0);
+    expect(after.stdout).toMatch(/^torn down at \S+ \(kubemix down\)/m);
+    expect(after.stdout).not.toContain('resources:');
+    expect(after.stdout).not.toContain('pending');
   });
 
   it.each([
@@ -125,7 +143,7 @@ describe('kubemix up/down on EC2 (moto)', () => {
     const elsewhere = { AWS_REGION: 'us-east-1' };
     const status = await cli(['status', spec], elsewhere);
     expect(status.exitCode, status.stderr).toBe(0);
-    expect(status.stdout).toMatch(/eu-west-1 {2}vpc vpc {2}recorded created {2}exists/);
+    expect(status.stdout).toMatch(/eu-west-1 {2}vpc vpc-[0-9a-f]+ {2}recorded created {2}exists/);
     const down = await cli(['down', spec], elsewhere);
     expect(down.exitCode, down.stderr).toBe(0);
     expect(await taggedWithCluster(moto.url, 'cli-pinned')).toEqual([]);
