@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { UsageError } from '../../errors/index.js';
+import { EXIT, UsageError } from '../../errors/index.js';
 import { kubeconfigKey } from '../../kubeconfig/merge.js';
 import { mergeIntoKubeconfig } from '../../kubeconfig/merge-file.js';
 import { adminConfPath, loadClusterContext } from '../cluster-context.js';
@@ -29,7 +29,7 @@ export async function kubeconfigCommand(argv: string[]): Promise<number> {
   });
   if (values.help) {
     out(kubeconfigHelp);
-    return 0;
+    return EXIT.ok;
   }
   const context = await loadClusterContext(onePositional('kubeconfig', positionals, 'spec'), values);
   const admin = adminConfPath(context.clusterDir);
@@ -39,11 +39,11 @@ export async function kubeconfigCommand(argv: string[]): Promise<number> {
     );
   if (!values.merge) {
     out(admin);
-    return 0;
+    return EXIT.ok;
   }
   const merged = await mergeIntoKubeconfig({ adminConfPath: admin, clusterName: context.spec.name });
   out(
     `merged cluster ${context.spec.name} into ${merged.path}; current context: ${kubeconfigKey(context.spec.name)}`,
   );
-  return 0;
+  return EXIT.ok;
 }

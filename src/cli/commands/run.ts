@@ -1,4 +1,4 @@
-import { UsageError } from '../../errors/index.js';
+import { EXIT, UsageError } from '../../errors/index.js';
 import { createTransport } from '../../executor/create-transport.js';
 import { formatRecap, loadInventory, parseExtraVars, runPlaybook } from '../../playbook/index.js';
 import { choiceOption, intOption, onePositional, parseCommandArgs } from '../options.js';
@@ -20,8 +20,9 @@ Options:
   --log-format text|json     plain lines or one JSON event per line (default: a live task list
                              on a terminal, plain lines otherwise)
 
-Exit codes (as ansible-playbook): 0 ok, 2 a host failed, 4 a host was unreachable, 99
-interrupted; bad input (playbook, inventory, flags) exits 2 with the file, line and column.`;
+Exit codes (kubemix's table, see kubemix --help): 0 ok, 1 a host failed or was unreachable (the
+recap tells which), 2 bad input (playbook, inventory, flags; with the file, line and column),
+130 interrupted.`;
 
 const list = (value: string | undefined) =>
   value === undefined
@@ -44,7 +45,7 @@ export async function runCommand(argv: string[]): Promise<number> {
   });
   if (values.help) {
     out(runHelp);
-    return 0;
+    return EXIT.ok;
   }
   const playbook = onePositional('run', positionals, 'playbook');
   if (!values.inventory)
