@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { EXIT, EXIT_CODES, KubemixError } from '../errors/index.js';
+import { didYouMean } from './did-you-mean.js';
 import { err, out } from './output.js';
 import { kubemixVersion } from './version.js';
 
@@ -94,7 +95,10 @@ async function main(argv: string[]): Promise<number> {
   }
   const command = commands[name];
   if (!command) {
-    err(`kubemix: unknown command "${name}" (commands: ${Object.keys(commands).join(', ')})`);
+    const guess = didYouMean(name, Object.keys(commands));
+    err(
+      `kubemix: unknown command "${name}" (${guess ? `did you mean ${guess}? ` : ''}commands: ${Object.keys(commands).join(', ')})`,
+    );
     return EXIT.badInput;
   }
   try {
