@@ -2,6 +2,7 @@
 import { EXIT, EXIT_CODES, KubemixError } from '../errors/index.js';
 import { didYouMean } from './did-you-mean.js';
 import { err, out } from './output.js';
+import { VERBOSE_HELP } from './verbose-lines.js';
 import { kubemixVersion } from './version.js';
 
 type Command = { load: () => Promise<(argv: string[]) => Promise<number>>; summary: string };
@@ -65,7 +66,8 @@ ${Object.entries(commands)
   .map(([name, c]) => `  ${name.padEnd(width)}  ${c.summary}`)
   .join('\n')}
 
-Run \`kubemix <command> --help\` for a command's options.
+Run \`kubemix <command> --help\` for a command's options. Every command also takes:
+${VERBOSE_HELP}
 
 Exit codes (every command, run included):
 ${exitCodeTable()}`;

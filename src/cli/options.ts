@@ -3,7 +3,21 @@ import { UsageError } from '../errors/index.js';
 import { didYouMean } from './did-you-mean.js';
 
 export type OptionSpec = NonNullable<ParseArgsConfig['options']>;
-type HelpOption = { help: { type: 'boolean'; short: 'h' } };
+type HelpOption = {
+  help: { type: 'boolean'; short: 'h' };
+  verbose: { type: 'boolean'; short: 'v'; multiple: true };
+};
+
+/** What every command accepts besides its own options: --help, and -v/-vv/-vvv (--verbose, repeatable). */
+const COMMON_OPTIONS = {
+  help: { type: 'boolean', short: 'h' },
+  verbose: { type: 'boolean', short: 'v', multiple: true },
+} as const satisfies OptionSpec;
+
+/** How many -v were given (-vv is 2), at most 3. */
+export function verbosity(values: { verbose?: boolean[] | undefined }): number {
+  return Math.min(3, values.verbose?.length ?? 0);
+}
 
 /** What parseArgs returns for a command's options plus the implicit --help. */
 export type ParsedCommandArgs<T extends OptionSpec> = ReturnType<
@@ -51,7 +65,7 @@ export function parseCommandArgs<T extends OptionSpec>(
   argv: string[],
   options: T,
 ): ParsedCommandArgs<T> {
-  const all: OptionSpec = { ...options, help: { type: 'boolean', short: 'h' } };
+  const all: OptionSpec = { ...options, ...COMMON_OPTIONS };
   try {
     return parseArgs({ args: argv, options: all as T & HelpOption, allowPositionals: true, strict: true });
   } catch (error) {
