@@ -1,4 +1,5 @@
 import type { RunSummary } from '../engine/types.js';
+import { EXIT } from '../errors/index.js';
 import type { InventoryHost } from '../types/inventory.js';
 import type { PlanTask } from '../types/plan.js';
 import { CHECK_NAMES, CHECK_OUTPUT_PREFIX, type CheckResult } from '../verify/checks.js';
@@ -16,8 +17,15 @@ import {
 } from './summary-types.js';
 import { type RunInput, taskResults } from './task-results.js';
 
-/** Exit codes of `kubemix ci` (see its help). */
-export const CI_EXIT = { passed: 0, failed: 1, badInput: 2, teardownFailed: 3, interrupted: 130 } as const;
+/** Exit codes of `kubemix ci`: its rows of the one table (EXIT_CODES). */
+export const CI_EXIT = {
+  passed: EXIT.ok,
+  failed: EXIT.failed,
+  badInput: EXIT.badInput,
+  timedOut: EXIT.timedOut,
+  teardownFailed: EXIT.leftBehind,
+  interrupted: EXIT.interrupted,
+} as const;
 
 /** Everything a CI run knows at its end, to summarise. */
 export interface SummaryInput {
@@ -153,7 +161,7 @@ function decideOutcome(
   if (input.build.stoppedBy === 'timed-out')
     return {
       outcome: 'timed-out',
-      exitCode: CI_EXIT.failed,
+      exitCode: CI_EXIT.timedOut,
       message: `timed out after ${input.build.timeoutText ?? 'the time budget'}${firstFailure ? ` during ${firstFailure.task}` : ''}`,
     };
   if (input.build.error !== undefined)

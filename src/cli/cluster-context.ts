@@ -8,7 +8,7 @@ import { loadClusterPlaybooks, playbooksDir } from '../playbook/cluster-playbook
 import { ensureClusterKey, readClusterPublicKey } from '../provider/cluster-key.js';
 import { EC2_KEY_FILE } from '../provider/ec2/ec2-provider.js';
 import { withLocalImageDigests } from '../provider/libvirt/image-digest.js';
-import { loadSpec } from '../spec/index.js';
+import { loadSpec, SHORT_FORM_FLAGS } from '../spec/index.js';
 import type { ClusterSpec } from '../spec/schema.js';
 import type { Plan } from '../types/plan.js';
 import { WINDOWS_VERSIONS } from '../types/windows.js';
@@ -68,15 +68,18 @@ export async function loadClusterContext(
     shortForm.kubernetesVersion = values['kubernetes-version'] as string;
   if (values['name'] !== undefined) shortForm.name = values['name'] as string;
   const strings = [
-    ['linux-image', 'linuxImage'],
-    ['linux-image-sha256', 'linuxImageSha256'],
-    ['windows-iso', 'windowsIso'],
-    ['windows-iso-sha256', 'windowsIsoSha256'],
-    ['virtio-iso', 'virtioIso'],
-    ['virtio-iso-sha256', 'virtioIsoSha256'],
-    ['network', 'network'],
+    'linuxImage',
+    'linuxImageSha256',
+    'windowsIso',
+    'windowsIsoSha256',
+    'virtioIso',
+    'virtioIsoSha256',
+    'network',
   ] as const;
-  for (const [flag, key] of strings) if (values[flag] !== undefined) shortForm[key] = values[flag] as string;
+  for (const key of strings) {
+    const value = values[SHORT_FORM_FLAGS[key].slice(2)];
+    if (value !== undefined) shortForm[key] = value as string;
+  }
   const loaded = await loadSpec(argument, shortForm);
   const source = loaded.source;
   const spec = await withLocalImageDigests(loaded.spec, source);

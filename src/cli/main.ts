@@ -1,6 +1,8 @@
 #!/usr/bin/env node
-import { KubemixError } from '../errors/index.js';
+import { EXIT, EXIT_CODES, KubemixError } from '../errors/index.js';
+import { didYouMean } from './did-you-mean.js';
 import { err, out } from './output.js';
+import { VERBOSE_HELP } from './verbose-lines.js';
 import { kubemixVersion } from './version.js';
 
 type Command = { load: () => Promise<(argv: string[]) => Promise<number>>; summary: string };
@@ -64,7 +66,19 @@ ${Object.entries(commands)
   .map(([name, c]) => `  ${name.padEnd(width)}  ${c.summary}`)
   .join('\n')}
 
-Run \`kubemix <command> --help\` for a command's options.`;
+Run \`kubemix <command> --help\` for a command's options. Every command also takes:
+${VERBOSE_HELP}
+
+Exit codes (every command, run included):
+${exitCodeTable()}`;
+}
+
+/** EXIT_CODES as help lines: `    0  done ...`. */
+function exitCodeTable(): string {
+  return Object.values(EXIT_CODES)
+    .sort((a, b) => a.code - b.code)
+    .map((row) => `  ${String(row.code).padStart(3)}  ${row.meaning}`)
+    .join('\n');
 }
 
 /**
@@ -75,16 +89,19 @@ async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     out(mainHelp());
-    return name === undefined ? 2 : 0;
+    return name === undefined ? EXIT.badInput : EXIT.ok;
   }
   if (name === '--version' || name === '-V') {
     out(kubemixVersion());
-    return 0;
+    return EXIT.ok;
   }
   const command = commands[name];
   if (!command) {
-    err(`kubemix: unknown command "${name}" (commands: ${Object.keys(commands).join(', ')})`);
-    return 2;
+    const guess = didYouMean(name, Object.keys(commands));
+    err(
+      `kubemix: unknown command "${name}" (${guess ? `did you mean ${guess}? ` : ''}commands: ${Object.keys(commands).join(', ')})`,
+    );
+    return EXIT.badInput;
   }
   try {
     const run = await command.load();
@@ -96,7 +113,7 @@ async function main(argv: string[]): Promise<number> {
     }
     err(`kubemix: internal error: ${(error as Error)?.stack ?? String(error)}`);
     err('This is a bug in kubemix: please report it with the command you ran.');
-    return 70;
+    return EXIT.internalError;
   }
 }
 
@@ -106,6 +123,6 @@ main(process.argv.slice(2)).then(
   },
   (error: unknown) => {
     err(`kubemix: internal error: ${String(error)}`);
-    process.exitCode = 70;
+    process.exitCode = EXIT.internalError;
   },
 );

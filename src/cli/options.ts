@@ -1,8 +1,23 @@
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { UsageError } from '../errors/index.js';
+import { didYouMean } from './did-you-mean.js';
 
 export type OptionSpec = NonNullable<ParseArgsConfig['options']>;
-type HelpOption = { help: { type: 'boolean'; short: 'h' } };
+type HelpOption = {
+  help: { type: 'boolean'; short: 'h' };
+  verbose: { type: 'boolean'; short: 'v'; multiple: true };
+};
+
+/** What every command accepts besides its own options: --help, and -v/-vv/-vvv (--verbose, repeatable). */
+const COMMON_OPTIONS = {
+  help: { type: 'boolean', short: 'h' },
+  verbose: { type: 'boolean', short: 'v', multiple: true },
+} as const satisfies OptionSpec;
+
+/** How many -v were given (-vv is 2), at most 3. */
+export function verbosity(values: { verbose?: boolean[] | undefined }): number {
+  return Math.min(3, values.verbose?.length ?? 0);
+}
 
 /** What parseArgs returns for a command's options plus the implicit --help. */
 export type ParsedCommandArgs<T extends OptionSpec> = ReturnType<
@@ -41,24 +56,50 @@ export const SHORT_FORM_HELP = `Short-form options (with a spec like k8s-libvirt
   --virtio-iso-sha256 HEX    its SHA-256
   --network CIDR             the guests' NAT network (default 10.0.0.0/24)`;
 
-/** Parses argv for one command; unknown flags and missing values become UsageErrors (exit 2). */
+/**
+ * Parses argv for one command. Unknown flags and missing values become one-line UsageErrors
+ * (exit 2) in kubemix's words, naming the flag and the nearest known one for a typo.
+ */
 export function parseCommandArgs<T extends OptionSpec>(
   command: string,
   argv: string[],
   options: T,
 ): ParsedCommandArgs<T> {
+  const all: OptionSpec = { ...options, ...COMMON_OPTIONS };
   try {
-    return parseArgs({
-      args: argv,
-      options: { ...options, help: { type: 'boolean', short: 'h' } },
-      allowPositionals: true,
-      strict: true,
-    });
+    return parseArgs({ args: argv, options: all as T & HelpOption, allowPositionals: true, strict: true });
   } catch (error) {
-    throw new UsageError(
-      `kubemix ${command}: ${(error as Error).message.split('\n')[0]} (see kubemix ${command} --help)`,
-    );
+    throw new UsageError(`kubemix ${command}: ${argumentProblem(argv, all, error as Error, command)}`);
   }
+}
+
+/**
+ * What is wrong with argv, found again without strict mode (whose messages are Node's and name
+ * no alternative): the first unknown flag, a flag missing its value, or a value a switch does
+ * not take. Node's own first line when none of these is it.
+ */
+function argumentProblem(argv: string[], options: OptionSpec, error: Error, command: string): string {
+  const help = `see kubemix ${command} --help`;
+  const known = Object.entries(options).flatMap(([name, o]) => [
+    `--${name}`,
+    ...(o.short ? [`-${o.short}`] : []),
+  ]);
+  const { tokens } = parseArgs({ args: argv, options, allowPositionals: true, strict: false, tokens: true });
+  for (const token of tokens) {
+    if (token.kind !== 'option') continue;
+    const option = options[token.name];
+    if (!option) {
+      const guess = didYouMean(token.rawName, known);
+      return `unknown option ${token.rawName} (${guess ? `did you mean ${guess}?` : help})`;
+    }
+    const flag = token.rawName.startsWith('--') ? token.rawName : `${token.rawName} (--${token.name})`;
+    if (option.type === 'string' && token.value === undefined) return `${flag} needs a value`;
+    if (option.type === 'string' && !token.inlineValue && token.value?.startsWith('-'))
+      return `${flag} needs a value; one that starts with "-" is written --${token.name}=${token.value}`;
+    if (option.type === 'boolean' && token.value !== undefined)
+      return `${flag} is a switch and takes no value (got "${token.value}")`;
+  }
+  return `${error.message.split('\n')[0]} (${help})`;
 }
 
 /** A positive integer flag value, or a UsageError naming the flag. */

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { type RunSummary, readSecrets, runPlan } from '../engine/index.js';
+import { EXIT } from '../errors/index.js';
 import { createTransportFactory } from '../executor/create-transport.js';
 import { createPlaybookStepExecutor } from '../playbook/step-executor.js';
 import { clusterKnownHostsPath } from '../provider/cluster-key.js';
@@ -53,14 +54,14 @@ export interface PlanRunOutcome {
 }
 
 /**
- * Exit codes of a run, like kubectl/kubeadm users expect: 0 ok (also a requested stop), 1 failed,
- * 2 failed on bad input only (a check found the user's input wrong before anything was made), 130 interrupted.
+ * A run's exit code in the one table (EXIT_CODES): ok also for a requested stop; bad input when
+ * every failure is a check that found the user's input wrong before anything was made.
  */
 export function exitCodeFor(summary: RunSummary): number {
-  if (summary.status === 'succeeded' || summary.status === 'stopped') return 0;
-  if (summary.status === 'interrupted') return 130;
-  if (summary.failures.length > 0 && summary.failures.every((f) => f.inputError)) return 2;
-  return 1;
+  if (summary.status === 'succeeded' || summary.status === 'stopped') return EXIT.ok;
+  if (summary.status === 'interrupted') return EXIT.interrupted;
+  if (summary.failures.length > 0 && summary.failures.every((f) => f.inputError)) return EXIT.badInput;
+  return EXIT.failed;
 }
 
 /** Prints what failed, where, and what ran; then how to go on. */

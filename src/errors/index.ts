@@ -2,6 +2,9 @@
  * Typed errors. Only the CLI turns them into exit codes and one-line messages;
  * everything else throws or returns them.
  */
+import { EXIT } from './exit-codes.js';
+
+export { EXIT, EXIT_CODES, type ExitCodeName } from './exit-codes.js';
 
 /** Base class: every error kubemix expects carries an exit code and a one-line message. */
 export class KubemixError extends Error {
@@ -10,7 +13,7 @@ export class KubemixError extends Error {
   constructor(message: string, options: { exitCode?: number; cause?: unknown } = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = new.target.name;
-    this.exitCode = options.exitCode ?? 1;
+    this.exitCode = options.exitCode ?? EXIT.failed;
   }
 }
 
@@ -34,7 +37,7 @@ export function formatSpecIssue(issue: SpecIssue): string {
 export class SpecError extends KubemixError {
   readonly issues: SpecIssue[];
   constructor(issues: SpecIssue[]) {
-    super(issues.map(formatSpecIssue).join('\n'), { exitCode: 2 });
+    super(issues.map(formatSpecIssue).join('\n'), { exitCode: EXIT.badInput });
     this.issues = issues;
   }
 }
@@ -42,7 +45,7 @@ export class SpecError extends KubemixError {
 /** Bad command-line usage (unknown flag, missing argument, unknown task name). Exit code 2. */
 export class UsageError extends KubemixError {
   constructor(message: string) {
-    super(message, { exitCode: 2 });
+    super(message, { exitCode: EXIT.badInput });
   }
 }
 
@@ -51,9 +54,7 @@ export class ClusterLockedError extends KubemixError {
   constructor(clusterDir: string, pid: number) {
     super(
       `cluster directory ${clusterDir} is in use by another kubemix run (pid ${pid}); wait for it or stop it first`,
-      {
-        exitCode: 1,
-      },
+      { exitCode: EXIT.failed },
     );
   }
 }
@@ -61,7 +62,7 @@ export class ClusterLockedError extends KubemixError {
 /** A secret reference (env var or file) that cannot be resolved. Exit code 2: it is bad input. */
 export class SecretRefError extends KubemixError {
   constructor(message: string) {
-    super(message, { exitCode: 2 });
+    super(message, { exitCode: EXIT.badInput });
   }
 }
 
@@ -69,7 +70,7 @@ export class SecretRefError extends KubemixError {
 export class ConnectionError extends KubemixError {
   readonly host: string;
   constructor(host: string, message: string, options: { cause?: unknown } = {}) {
-    super(`${host}: ${message}`, { exitCode: 1, cause: options.cause });
+    super(`${host}: ${message}`, { exitCode: EXIT.failed, cause: options.cause });
     this.host = host;
   }
 }
@@ -83,13 +84,13 @@ export class StepDefinitionError extends KubemixError {}
 /** A task that is part of the plan but not built yet. */
 export class NotImplementedError extends KubemixError {
   constructor(what: string) {
-    super(`not implemented yet: ${what}`, { exitCode: 1 });
+    super(`not implemented yet: ${what}`, { exitCode: EXIT.failed });
   }
 }
 
 /** Programmer mistakes (bad options to an API): thrown early, never turned into results. */
 export class InternalError extends KubemixError {
   constructor(message: string) {
-    super(message, { exitCode: 70 });
+    super(message, { exitCode: EXIT.internalError });
   }
 }

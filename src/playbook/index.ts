@@ -13,7 +13,7 @@ export {
 } from './inventory.js';
 export { loadPlaybook, parsePlaybook, parseTaskFile } from './parse-playbook.js';
 export { planStepFromTask, taskForPlanStep, taskFromPlanStep } from './plan-step.js';
-export { EXIT, emptyStats, exitCodeFor, formatRecap, type HostStats } from './recap.js';
+export { emptyStats, exitCodeFor, formatRecap, type HostStats } from './recap.js';
 export {
   IMPLICIT_LOCALHOST,
   type PlaybookResult,

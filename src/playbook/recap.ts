@@ -1,3 +1,5 @@
+import { EXIT } from '../errors/index.js';
+
 /** Ansible's per-host counters. `ok` counts every successful task, changed ones included. */
 export interface HostStats {
   ok: number;
@@ -23,18 +25,12 @@ export const emptyStats = (): HostStats => ({
 });
 
 /**
- * ansible-playbook's exit codes (TaskQueueManager: RUN_OK 0, RUN_ERROR 1, RUN_FAILED_HOSTS 2,
- * RUN_UNREACHABLE_HOSTS 4; the strategy checks unreachable hosts before failed ones, so a run
- * with both exits 4). kubemix adds 130 for a run interrupted by its AbortSignal.
+ * The run's exit code from the counters, in kubemix's one table (src/errors/exit-codes.ts): a
+ * failed or unreachable host is a failure (1). ansible-playbook tells them apart (2 and 4,
+ * TaskQueueManager's RUN_FAILED_HOSTS / RUN_UNREACHABLE_HOSTS); the recap still does.
  */
-export const EXIT = { ok: 0, error: 1, failedHosts: 2, unreachableHosts: 4, interrupted: 130 } as const;
-
-/** The exit code ansible-playbook would give for these counters. */
 export function exitCodeFor(stats: Record<string, HostStats>): number {
-  const all = Object.values(stats);
-  if (all.some((s) => s.unreachable > 0)) return EXIT.unreachableHosts;
-  if (all.some((s) => s.failed > 0)) return EXIT.failedHosts;
-  return EXIT.ok;
+  return Object.values(stats).some((s) => s.unreachable > 0 || s.failed > 0) ? EXIT.failed : EXIT.ok;
 }
 
 /** What formatRecap needs: counters per host, in the order hosts appeared. */

@@ -1,8 +1,9 @@
 import { basename } from 'node:path';
+import { EXIT } from '../errors/index.js';
 import type { RunStatus } from '../types/events.js';
 import { loadPlaybook } from './parse-playbook.js';
 import { startRun } from './playbook-run.js';
-import { EXIT, exitCodeFor } from './recap.js';
+import { exitCodeFor } from './recap.js';
 import { runPlay } from './run-play.js';
 import type { PlaybookResult, RunPlaybookOptions } from './run-types.js';
 import { taskSelected } from './tags.js';
@@ -45,7 +46,7 @@ export async function runPlaybook(options: RunPlaybookOptions): Promise<Playbook
     if (!options.pool) await pool.closeAll();
   }
   if (options.signal?.aborted) status = 'interrupted';
-  const exitCode = status === 'interrupted' ? 99 : exitCodeFor(stats);
+  const exitCode = status === 'interrupted' ? EXIT.interrupted : exitCodeFor(stats);
   if (status === 'succeeded' && exitCode !== EXIT.ok) status = 'failed';
   const durationMs = Date.now() - started;
   emit({

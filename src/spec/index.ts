@@ -8,5 +8,11 @@ export { type LoadedSpec, type LoadSpecOptions, loadSpec } from './load.js';
 export { parseSpecText } from './parse.js';
 export { generatedNodeName } from './rule-helpers.js';
 export * from './schema.js';
-export { isShortForm, parseShortForm, type ShortFormOptions, shortFormInput } from './short-form.js';
+export {
+  isShortForm,
+  parseShortForm,
+  SHORT_FORM_FLAGS,
+  type ShortFormOptions,
+  shortFormInput,
+} from './short-form.js';
 export { sortIssues, type ValidateOptions, validateSpecInput } from './validate.js';

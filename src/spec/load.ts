@@ -4,7 +4,13 @@ import { dirname, join, resolve } from 'node:path';
 import { SpecError, type SpecIssue, UsageError } from '../errors/index.js';
 import { parseSpecSource } from './parse.js';
 import { type ClusterSpec, isImageUrl } from './schema.js';
-import { isShortForm, parseShortForm, type ShortFormOptions, shortFormPath } from './short-form.js';
+import {
+  isShortForm,
+  parseShortForm,
+  SHORT_FORM_FLAGS,
+  type ShortFormOptions,
+  shortFormPath,
+} from './short-form.js';
 import type { SpecPath } from './spec-view.js';
 
 /** Options of loadSpec: the short form's options, and where relative paths start. */
@@ -26,20 +32,7 @@ export interface LoadedSpec {
   issue(path: SpecPath, message: string): SpecIssue;
 }
 
-const SHORT_FORM_OPTION_NAMES = [
-  'windowsWorkers',
-  'windowsVersion',
-  'hypervisors',
-  'kubernetesVersion',
-  'name',
-  'linuxImage',
-  'linuxImageSha256',
-  'windowsIso',
-  'windowsIsoSha256',
-  'virtioIso',
-  'virtioIsoSha256',
-  'network',
-] as const;
+const SHORT_FORM_OPTION_NAMES = Object.keys(SHORT_FORM_FLAGS) as (keyof typeof SHORT_FORM_FLAGS)[];
 
 async function isFile(path: string): Promise<boolean | 'directory'> {
   try {
@@ -66,7 +59,9 @@ export async function loadSpec(argument: string, options: LoadSpecOptions = {}):
     throw new SpecError([{ file: argument, path: '', message: 'is a directory, not a spec file' }]);
   }
   if (found) {
-    const given = SHORT_FORM_OPTION_NAMES.filter((key) => shortForm[key] !== undefined);
+    const given = SHORT_FORM_OPTION_NAMES.filter((key) => shortForm[key] !== undefined).map(
+      (key) => SHORT_FORM_FLAGS[key],
+    );
     if (given.length > 0) {
       throw new UsageError(
         `${given.join(', ')} only apply to a short form like k8s-libvirt-1-1-1, not to the spec file ${argument}`,

@@ -28,6 +28,28 @@ export interface ShortFormOptions {
   network?: string;
 }
 
+/**
+ * The command-line flag of each short-form option: the one place that maps option names to flags,
+ * so every message about a short form names what the user typed (`--windows-iso`), never
+ * `options.windowsIso`.
+ */
+export const SHORT_FORM_FLAGS = {
+  windowsWorkers: '--windows-workers',
+  windowsVersion: '--windows-version',
+  hypervisors: '--hypervisor',
+  kubernetesVersion: '--kubernetes-version',
+  name: '--name',
+  linuxImage: '--linux-image',
+  linuxImageSha256: '--linux-image-sha256',
+  windowsIso: '--windows-iso',
+  windowsIsoSha256: '--windows-iso-sha256',
+  virtioIso: '--virtio-iso',
+  virtioIsoSha256: '--virtio-iso-sha256',
+  network: '--network',
+} as const satisfies Record<keyof ShortFormOptions, `--${string}`>;
+
+const flag = (option: keyof ShortFormOptions) => SHORT_FORM_FLAGS[option];
+
 /** Image options of the short form: spec key, option names. */
 const IMAGE_OPTIONS = [
   { key: 'linux', source: 'linuxImage', sha256: 'linuxImageSha256' },
@@ -51,16 +73,17 @@ export function isShortForm(text: string): boolean {
 /** Where model paths come from in a short form, so issues name the part to change. */
 export function shortFormPath(path: SpecPath, options: ShortFormOptions): string {
   const [top, second, third, fourth] = path;
-  if (top === 'name') return options.name === undefined ? 'name' : 'options.name';
-  if (top === 'kubernetes') return 'options.kubernetesVersion';
+  if (top === 'name') return options.name === undefined ? 'name' : flag('name');
+  if (top === 'kubernetes') return flag('kubernetesVersion');
   if (top === 'nodes' && second === 'controlPlane') return 'controllers';
-  if (top === 'nodes' && second === 'workers' && fourth === 'windowsVersion') return 'options.windowsVersion';
+  if (top === 'nodes' && second === 'workers' && fourth === 'windowsVersion') return flag('windowsVersion');
   if (top === 'nodes' && second === 'workers') return 'computes';
   if (top === 'provider' && second === 'hypervisors' && options.hypervisors)
-    return `options.hypervisors.${String(third)}`;
-  if (top === 'provider' && second === 'network') return 'options.network';
+    return `${flag('hypervisors')} ${Number(third) + 1}`;
+  if (top === 'provider' && second === 'network') return flag('network');
   const image = IMAGE_OPTIONS.find((o) => top === 'provider' && second === 'images' && third === o.key);
-  if (image) return `options.${fourth === 'source' ? image.source : image.sha256}`;
+  // The image itself (missing) or its source is the path/URL flag; only its digest is the -sha256 one.
+  if (image) return flag(fourth === 'sha256' ? image.sha256 : image.source);
   if (top === 'provider') return 'hypervisors';
   return path.join('.');
 }
@@ -106,10 +129,10 @@ export function shortFormInput(text: string, options: ShortFormOptions = {}): Cl
 
   const windowsWorkers = options.windowsWorkers ?? 0;
   if (!Number.isInteger(windowsWorkers) || windowsWorkers < 0) {
-    problem('options.windowsWorkers', 'must be a whole number >= 0');
+    problem(flag('windowsWorkers'), 'must be a whole number >= 0');
   } else if (windowsWorkers > computes) {
     problem(
-      'options.windowsWorkers',
+      flag('windowsWorkers'),
       `${plural(windowsWorkers, 'Windows worker')} but the short form has only ${plural(computes, 'compute')}`,
     );
   }
@@ -121,21 +144,21 @@ export function shortFormInput(text: string, options: ShortFormOptions = {}): Cl
     if (hypervisorCount > 1) {
       problem(
         'hypervisors',
-        `${hypervisorCount} hypervisors need their addresses (options.hypervisors); without them the local machine is the only hypervisor`,
+        `${hypervisorCount} hypervisors need their addresses (${flag('hypervisors')} ADDRESS, once each); without them the local machine is the only hypervisor`,
       );
     }
     hypervisors.push({ ...LOCAL_HYPERVISOR });
   } else {
     if (options.hypervisors.length !== hypervisorCount) {
       problem(
-        'options.hypervisors',
+        flag('hypervisors'),
         `the short form asks for ${plural(hypervisorCount, 'hypervisor')} but ${options.hypervisors.length} address${options.hypervisors.length === 1 ? ' is' : 'es are'} given`,
       );
     }
     options.hypervisors.forEach((text, i) => {
       const parsed = parseHypervisorAddress(text);
       if (typeof parsed === 'string') {
-        problem(`options.hypervisors.${i}`, `hypervisor address ${i + 1} ${parsed}`);
+        problem(`${flag('hypervisors')} ${i + 1}`, `hypervisor address ${i + 1} ${parsed}`);
         return;
       }
       const hypervisor: (typeof hypervisors)[number] = { name: name(i), address: parsed.address };
@@ -150,10 +173,7 @@ export function shortFormInput(text: string, options: ShortFormOptions = {}): Cl
     const sha256 = options[option.sha256];
     if (source === undefined) {
       if (sha256 !== undefined)
-        problem(
-          `options.${option.sha256}`,
-          `is given without options.${option.source} (the image it verifies)`,
-        );
+        problem(flag(option.sha256), `is given without ${flag(option.source)} (the image it verifies)`);
       continue;
     }
     images[option.key] = sha256 === undefined ? { source } : { source, sha256 };
@@ -184,7 +204,7 @@ export function shortFormInput(text: string, options: ShortFormOptions = {}): Cl
 /**
  * Maps a Kubeinit short form onto a ClusterSpec, validated by the same code as YAML specs.
  * Issues name the short form as their file and the part to change as their path
- * (`controllers`, `options.windowsWorkers`, ...).
+ * (`controllers`, `--windows-workers`, ...).
  *
  * @throws SpecError with every problem
  */

@@ -1,6 +1,7 @@
 import { rm } from 'node:fs/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { renderJunit } from '../../src/ci/junit.js';
+import { EXIT } from '../../src/errors/index.js';
 import { localHosts, makePlan, shell, task } from '../engine/helpers.js';
 import { testTempDir } from '../helpers/temp.js';
 import { runAndSummarise, validateJunit } from './helpers.js';
@@ -161,7 +162,7 @@ describe('junit.xml', () => {
     expect(suiteOf(xml, 'teardown')).toContain(
       '<skipped message="not run: the cluster was kept as asked (--keep-on-failure); run kubemix down when done"/>',
     );
-    expect([summary.outcome, summary.exitCode]).toEqual(['timed-out', 1]);
+    expect([summary.outcome, summary.exitCode]).toEqual(['timed-out', EXIT.timedOut]);
   });
 
   it('does not count a host that had finished its steps as stopped', async () => {

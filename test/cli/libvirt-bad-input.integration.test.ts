@@ -133,7 +133,7 @@ describe('libvirt bad input', () => {
     ]);
     expect(up.exitCode).toBe(2);
     expect(up.stderr.trim()).toBe(
-      'k8s-libvirt-1-0-1: options.network: 10.244.1.0/24 overlaps network.podCIDR (10.244.0.0/16, the default)',
+      'k8s-libvirt-1-0-1: --network: 10.244.1.0/24 overlaps network.podCIDR (10.244.0.0/16, the default)',
     );
     expect(await readState(clusterDir)).toBeUndefined();
   });
@@ -156,7 +156,7 @@ describe('libvirt bad input', () => {
     ]);
     expect(up.exitCode, up.stdout).toBe(2);
     expect(`${up.stdout}\n${up.stderr}`).toContain(
-      'k8s-libvirt-1-1-1: options.windowsIsoSha256: is required for Windows workers: the Windows Server evaluation ISO (--windows-iso PATH|URL with --windows-iso-sha256)',
+      'k8s-libvirt-1-1-1: --windows-iso: is required for Windows workers: the Windows Server evaluation ISO (--windows-iso PATH|URL with --windows-iso-sha256)',
     );
     expect(await readState(clusterDir)).toBeUndefined();
   });

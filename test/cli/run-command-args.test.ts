@@ -33,7 +33,7 @@ describe('parseRunCommand', () => {
   it.each([
     [['spec.yaml', '--forks', '0'], '--forks must be a whole number >= 1, got "0"'],
     [['spec.yaml', '--log-format', 'xml'], '--log-format must be one of text, json, got "xml"'],
-    [['spec.yaml', '--purge-images'], "kubemix ci: Unknown option '--purge-images'"],
+    [['spec.yaml', '--purge-images'], 'kubemix ci: unknown option --purge-images (see kubemix ci --help)'],
   ])('refuses %j with exit 2 naming the flag', (argv, message) => {
     const read = () => parseRunCommand('ci', argv, { out: { type: 'string' } }, 'help text');
     expect(read).toThrow(UsageError);

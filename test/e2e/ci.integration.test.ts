@@ -7,6 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { writeLabSpec } from '../../fixtures/cluster-lab/lab-spec.js';
 import { type MixedClusterLab, startMixedClusterLab } from '../../fixtures/cluster-lab/mixed-lab.js';
 import type { CiSummary } from '../../src/ci/summary-types.js';
+import { EXIT } from '../../src/errors/index.js';
 import { validateJunit } from '../ci/helpers.js';
 import { withPageInChromium } from '../helpers/chromium.js';
 import { testTempDir } from '../helpers/temp.js';
@@ -270,17 +271,17 @@ describe('kubemix ci', () => {
     });
   });
 
-  it('exits 3, loudly, when the teardown fails', async () => {
+  it('exits 4 (left behind), loudly, when the teardown fails', async () => {
     const { spec, clusterDir, out } = await setup('ci-teardown', 'win-04');
     await writeFile(lab.failuresFile, JSON.stringify({ 'kubeadm.exe reset@win-04': 1 }));
     const run = await kubemix(['ci', spec, '--cluster-dir', clusterDir, '--out', out]);
-    expect(run.exitCode).toBe(3);
+    expect(run.exitCode).toBe(EXIT.leftBehind);
     expect(run.stderr).toContain(
       '!! TEARDOWN FAILED: cleanup failed on win-04 (step "kubeadm reset"): resources may be left behind',
     );
     expect(run.stderr).toContain(`!! Clean up: kubemix down '${spec}' --cluster-dir '${clusterDir}'`);
     const summary = await readSummary(out);
-    expect([summary.outcome, summary.exitCode]).toEqual(['teardown-failed', 3]);
+    expect([summary.outcome, summary.exitCode]).toEqual(['teardown-failed', EXIT.leftBehind]);
     const xml = await readFile(join(out, 'junit.xml'), 'utf8');
     expect(cases(xml, 'teardown')).toContainEqual(['cleanup on win-04', 'failure']);
     expect(cases(xml, 'build').every(([, status]) => status === 'passed')).toBe(true);
@@ -293,12 +294,12 @@ describe('kubemix ci', () => {
     expect(existsSync(join(clusterDir, 'state.json'))).toBe(true);
   });
 
-  it('stops the build when the time budget runs out, tears down, and exits 1', async () => {
+  it('stops the build when the time budget runs out, tears down, and exits 3 (timed out)', async () => {
     const { spec, clusterDir, out } = await setup('ci-timeout', 'win-05');
     // The build cannot finish: PrepareNode.ps1 takes 10 minutes on the simulator.
     await withSlowPrepareNode(async () => {
       const run = await kubemix(['ci', spec, '--cluster-dir', clusterDir, '--out', out, '--timeout', '4s']);
-      expect(run.exitCode).toBe(1);
+      expect(run.exitCode).toBe(EXIT.timedOut);
       expect(run.stderr).toContain(
         'kubemix ci: the time budget (4s) ran out: stopping the build; the teardown runs next',
       );

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { startWindowsLab, type WindowsLab } from '../../fixtures/windows-sim/lab.js';
 import { type Lab, startLab } from '../../scripts/lab/lab.js';
+import { EXIT } from '../../src/errors/index.js';
 import { kubemix } from '../e2e/helpers.js';
 import { injectionCorpus } from '../helpers/injection-corpus.js';
 import { testTempDir } from '../helpers/temp.js';
@@ -131,7 +132,7 @@ describe('kubemix run with the injection corpus in inventory variables', () => {
     const path = await write('inventory.yml', stringify(inventory({ payload: templateEscape, out })));
     const playbook = await write('play.yml', PLAYBOOK.split('- hosts: win-01')[0]!);
     const result = await kubemix(['run', playbook, '-i', path]);
-    expect(result.exitCode).toBe(2);
+    expect(result.exitCode).toBe(EXIT.failed);
     expect(result.stdout).toContain('templates cannot read "constructor"');
     expect(existsSync(out)).toBe(false);
     expect(existsSync(canary)).toBe(false);

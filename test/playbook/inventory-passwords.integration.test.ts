@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { startWindowsLab, type WindowsLab } from '../../fixtures/windows-sim/lab.js';
 import { type Lab, startLab } from '../../scripts/lab/lab.js';
+import { EXIT } from '../../src/errors/index.js';
 import { SshTransport } from '../../src/transport/ssh/index.js';
 import { runCli, tempHome } from '../cli/run-cli.js';
 import { testTempDir } from '../helpers/temp.js';
@@ -218,7 +219,7 @@ describe('inventories with passwords', () => {
   it('a wrong sudo password fails the task without showing it', async () => {
     await sudoAskingFor(SUDO_PW);
     const result = await run(inventory({ sudo: 'Wr0ng-pw-5', login: LOGIN_PW, windows: WIN_PW }), 'json');
-    expect(result.exitCode).toBe(2);
+    expect(result.exitCode).toBe(EXIT.failed);
     expect(result.stdout).toContain('Sorry, try again.');
     expect(`${result.stdout}${result.stderr}`).not.toContain('Wr0ng-pw-5');
   });

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { UsageError } from '../../src/errors/index.js';
+import { EXIT, UsageError } from '../../src/errors/index.js';
 import { parseInventory, parsePlaybook, runPlaybook } from '../../src/playbook/index.js';
 import { testTempDir } from '../helpers/temp.js';
 import { eventLog, localTransports } from './helpers.js';
@@ -46,7 +46,7 @@ describe('runPlaybook', () => {
       inventory,
       transports: localTransports,
     });
-    expect(result.exitCode).toBe(2);
+    expect(result.exitCode).toBe(EXIT.failed);
     expect(result.status).toBe('failed');
     expect(result.stats['db1']).toMatchObject({ ok: 0, failed: 1 });
     expect(result.stats['web1']).toMatchObject({ ok: 2, changed: 2, failed: 0, skipped: 1 });
@@ -59,7 +59,7 @@ describe('runPlaybook', () => {
     });
   });
 
-  it('reports unreachable hosts, lets the others finish, and exits 4 (before 2)', async () => {
+  it('reports unreachable hosts, lets the others finish, and exits 1 (failed)', async () => {
     const withGhost = parseInventory(`
 all:
   hosts:
@@ -81,7 +81,7 @@ all:
       transports: localTransports,
       onEvent,
     });
-    expect(result.exitCode).toBe(4);
+    expect(result.exitCode).toBe(EXIT.failed);
     expect(result.stats['unreachable1']).toMatchObject({ unreachable: 1, ok: 0 });
     expect(result.stats['web1']).toMatchObject({ ok: 2, changed: 2, skipped: 1 });
     expect(result.stats['db1']).toMatchObject({ failed: 1 });
@@ -177,7 +177,7 @@ all:
       transports: localTransports,
       onEvent,
     });
-    expect(result.exitCode).toBe(2);
+    expect(result.exitCode).toBe(EXIT.failed);
     const join = events.find((e) => e.type === 'step-end' && e.step === 'join');
     expect(join).toMatchObject({
       result: {

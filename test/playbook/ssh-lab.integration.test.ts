@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { type Lab, labScriptPath, startLab } from '../../scripts/lab/lab.js';
+import { EXIT } from '../../src/errors/index.js';
 import { createTransport } from '../../src/executor/create-transport.js';
 import { loadInventory, parseInventory, parsePlaybook, runPlaybook } from '../../src/playbook/index.js';
 import type { RunEvent } from '../../src/types/events.js';
@@ -52,7 +53,7 @@ describe('playbooks on SSH lab hosts', () => {
     }
   });
 
-  it('reports an unreachable host while the others finish (exit 4)', async () => {
+  it('reports an unreachable host while the others finish (exit 1)', async () => {
     const inventory = parseInventory(
       `all:\n  hosts:\n    lab-01:\n      ansible_host: ${lab.hosts[0]!.address}\n      ansible_user: root\n      ansible_ssh_private_key_file: ${lab.privateKeyPath}\n      ansible_ssh_common_args: '-o UserKnownHostsFile=${lab.knownHostsPath}'\n    ghost:\n      ansible_host: 127.0.0.1\n      ansible_port: 1\n      ansible_user: root\n      ansible_ssh_private_key_file: ${lab.privateKeyPath}\n`,
       'ghost.yml',
@@ -64,7 +65,7 @@ describe('playbooks on SSH lab hosts', () => {
       transports: createTransport,
       onEvent: (e) => events.push(e),
     });
-    expect(result.exitCode).toBe(4);
+    expect(result.exitCode).toBe(EXIT.failed);
     expect(result.stats['ghost']?.unreachable).toBe(1);
     expect(result.stats['lab-01']).toMatchObject({ ok: 2, failed: 0, unreachable: 0 });
     const unreachable = events.find((e) => e.type === 'host-unreachable');
@@ -98,7 +99,7 @@ describe('playbooks on SSH lab hosts', () => {
       transports: createTransport,
       onEvent: (e) => events.push(e),
     });
-    expect(result.exitCode).toBe(4);
+    expect(result.exitCode).toBe(EXIT.failed);
     const message = JSON.stringify(events.filter((e) => e.type === 'host-unreachable'));
     expect(message).toMatch(/SHA256:[A-Za-z0-9+/]+.*SHA256:[A-Za-z0-9+/]+/);
   });

@@ -93,7 +93,7 @@ describe('loadSpec', () => {
   it('refuses short-form options given with a spec file', async () => {
     await expect(loadSpec('cluster.yaml', { cwd: dir, windowsWorkers: 1 })).rejects.toThrow(UsageError);
     await expect(loadSpec('cluster.yaml', { cwd: dir, windowsWorkers: 1 })).rejects.toThrow(
-      /windowsWorkers only apply to a short form/,
+      /^--windows-workers only apply to a short form/,
     );
   });
 });

@@ -37,19 +37,38 @@ describe('parseShortForm', () => {
     });
   });
 
-  it('refuses an image URL without a digest and a digest without an image, naming the options', () => {
+  it('refuses an image URL without a digest and a digest without an image, naming the flags', () => {
     expect(() =>
       parseShortForm('k8s-libvirt-1-1-1', { linuxImage: 'https://images.example/d.qcow2' }),
     ).toThrow(
-      'k8s-libvirt-1-1-1: options.linuxImageSha256: is required with a URL: kubemix verifies every download',
+      'k8s-libvirt-1-1-1: --linux-image-sha256: is required with a URL: kubemix verifies every download',
     );
     expect(() => parseShortForm('k8s-libvirt-1-1-1', { windowsIsoSha256: 'ab'.repeat(32) })).toThrow(
-      'options.windowsIsoSha256: is given without options.windowsIso',
+      'k8s-libvirt-1-1-1: --windows-iso-sha256: is given without --windows-iso (the image it verifies)',
     );
     expect(() =>
       parseShortForm('k8s-libvirt-1-1-1', { linuxImage: '/x.qcow2', linuxImageSha256: 'xyz' }),
-    ).toThrow('options.linuxImageSha256: must be 64 hexadecimal digits');
-    expect(() => parseShortForm('k8s-libvirt-1-1-1', { network: '10.0.0/24' })).toThrow('options.network');
+    ).toThrow('k8s-libvirt-1-1-1: --linux-image-sha256: must be 64 hexadecimal digits');
+    expect(() => parseShortForm('k8s-libvirt-1-1-1', { network: '10.0.0/24' })).toThrow(
+      'k8s-libvirt-1-1-1: --network: ',
+    );
+  });
+
+  it('names the flags, not option paths, when Windows workers come without the ISO', () => {
+    expect(issuesOf('k8s-libvirt-1-2-1', { windowsWorkers: 1 })).toEqual([
+      {
+        file: 'k8s-libvirt-1-2-1',
+        path: '--windows-iso',
+        message: expect.stringContaining('(--windows-iso PATH|URL with --windows-iso-sha256)'),
+      },
+    ]);
+    expect(() =>
+      parseShortForm('k8s-libvirt-1-2-1', {
+        windowsWorkers: 1,
+        windowsIso: '/isos/ws.iso',
+        windowsIsoSha256: 'zz',
+      }),
+    ).toThrow('k8s-libvirt-1-2-1: --windows-iso-sha256: must be 64 hexadecimal digits');
   });
 
   it('maps k8s-libvirt-1-1-1 with nothing else onto a local libvirt cluster', () => {
@@ -147,7 +166,7 @@ describe('parseShortForm', () => {
     expect(issuesOf('k8s-libvirt-1-1-2', { hypervisors: ['10.0.0.1'] })).toEqual([
       {
         file: 'k8s-libvirt-1-1-2',
-        path: 'options.hypervisors',
+        path: '--hypervisor',
         message: 'the short form asks for 2 hypervisors but 1 address is given',
       },
     ]);
@@ -165,37 +184,31 @@ describe('parseShortForm', () => {
     expect(issuesOf('k8s-libvirt-1-1-1', { windowsWorkers: 2 })).toEqual([
       {
         file: 'k8s-libvirt-1-1-1',
-        path: 'options.windowsWorkers',
+        path: '--windows-workers',
         message: '2 Windows workers but the short form has only 1 compute',
       },
     ]);
-    expect(issuesOf('k8s-libvirt-1-1-1', { windowsWorkers: -1 })[0]?.path).toBe('options.windowsWorkers');
+    expect(issuesOf('k8s-libvirt-1-1-1', { windowsWorkers: -1 })[0]?.path).toBe('--windows-workers');
   });
 
   it('reports every problem of the short form at once', () => {
     const paths = issuesOf('okd-vbox-2-1-3', { windowsWorkers: 4, hypervisors: ['a', 'b'] }).map(
       (i) => i.path,
     );
-    expect(paths).toEqual([
-      'distro',
-      'driver',
-      'controllers',
-      'options.windowsWorkers',
-      'options.hypervisors',
-    ]);
+    expect(paths).toEqual(['distro', 'driver', 'controllers', '--windows-workers', '--hypervisor']);
   });
 
   it('validates the built spec with the YAML code path, naming short-form parts', () => {
     expect(issuesOf('k8s-libvirt-1-1-1', { name: 'Bad_Name' })).toEqual([
-      { file: 'k8s-libvirt-1-1-1', path: 'options.name', message: expect.stringContaining('DNS label') },
+      { file: 'k8s-libvirt-1-1-1', path: '--name', message: expect.stringContaining('DNS label') },
     ]);
     expect(issuesOf('k8s-libvirt-1-1-1', { kubernetesVersion: 'latest' })[0]?.path).toBe(
-      'options.kubernetesVersion',
+      '--kubernetes-version',
     );
     expect(
       issuesOf('k8s-libvirt-1-1-1', { windowsWorkers: 1, windowsVersion: '2016' as '2019' })[0]?.path,
-    ).toBe('options.windowsVersion');
-    expect(issuesOf('k8s-libvirt-1-1-1', { hypervisors: ['h:0'] })[0]?.path).toBe('options.hypervisors.0');
+    ).toBe('--windows-version');
+    expect(issuesOf('k8s-libvirt-1-1-1', { hypervisors: ['h:0'] })[0]?.path).toBe('--hypervisor 1');
   });
 
   it('refuses a non-short-form string with the expected shape in the message', () => {

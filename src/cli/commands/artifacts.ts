@@ -8,7 +8,7 @@ import {
   loadArtifactsFile,
   renderArtifacts,
 } from '../../artifacts/index.js';
-import { UsageError } from '../../errors/index.js';
+import { EXIT, UsageError } from '../../errors/index.js';
 import { loadClusterContext } from '../cluster-context.js';
 import { onePositional, parseCommandArgs, SHORT_FORM_HELP, SHORT_FORM_OPTIONS } from '../options.js';
 import { out } from '../output.js';
@@ -39,7 +39,7 @@ export async function artifactsCommand(argv: string[]): Promise<number> {
   });
   if (values.help) {
     out(artifactsHelp);
-    return 0;
+    return EXIT.ok;
   }
   const spec = onePositional('artifacts', positionals, 'spec');
   if (!values.dir)
@@ -58,7 +58,7 @@ export async function artifactsCommand(argv: string[]): Promise<number> {
     const problems = await checkArtifacts({ list, dir });
     if (problems.length > 0) throw new ArtifactsCheckError(dir, problems);
     out(`${dir}: all ${list.length} artifacts of ${context.spec.name} present, digests match ${LOCK_FILE}`);
-    return 0;
+    return EXIT.ok;
   }
 
   const lock = await fetchArtifacts({
@@ -78,5 +78,5 @@ export async function artifactsCommand(argv: string[]): Promise<number> {
     out(
       `${waiting.length} image tarball${waiting.length === 1 ? '' : 's'} still to place in ${dir} (see ${IMAGES_FILE}), then run this command again to record ${waiting.length === 1 ? 'its digest' : 'their digests'}.`,
     );
-  return 0;
+  return EXIT.ok;
 }

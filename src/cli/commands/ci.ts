@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { parseDuration } from '../../ci/duration.js';
 import { DEFAULT_HISTORY_KEEP } from '../../ci/history.js';
 import { readState, recordsLiveBuild, statePath } from '../../engine/index.js';
-import { KubemixError, UsageError } from '../../errors/index.js';
+import { EXIT, KubemixError, UsageError } from '../../errors/index.js';
 import { checkCredentials } from '../ci/inputs.js';
 import { runCi } from '../ci/run-ci.js';
 import { loadClusterContext } from '../cluster-context.js';
@@ -29,9 +29,9 @@ builds from scratch, because the last one tore its cluster down. A cluster that 
 (kept with --keep-on-failure, built with up, or left by a ci that was killed) is refused until
 kubemix down removes it.
 
-Exit codes: 0 everything passed; 1 a task or check failed, the time budget ran out, or the
-secret scan found something; 2 bad input; 3 the teardown failed or was stopped: resources may
-be left behind (this one wins over the others); 130 interrupted (the teardown ran).
+Exit codes: 0 everything passed; 1 a task or check failed, or the secret scan found something;
+2 bad input; 3 the time budget ran out (the teardown ran); 4 the teardown failed or was stopped:
+resources may be left behind (this one wins over the others); 130 interrupted (the teardown ran).
 
 Options:
   --out DIR                  where the reports go; must be empty or new
@@ -80,7 +80,7 @@ export async function ciCommand(argv: string[]): Promise<number> {
   if (recordsLiveBuild(await readState(context.clusterDir)))
     throw new KubemixError(
       `kubemix ci builds from scratch, but cluster ${context.spec.name} has a build recorded in ${statePath(context.clusterDir)} that was not torn down (an earlier up, a ci with --keep-on-failure, or a ci that was killed): run kubemix down ${specArguments(specArgument, values).join(' ')} first`,
-      { exitCode: 2 },
+      { exitCode: EXIT.badInput },
     );
 
   await checkCredentials(context.upPlan());

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { readState } from '../../engine/index.js';
-import { KubemixError, UsageError } from '../../errors/index.js';
+import { EXIT, KubemixError, UsageError } from '../../errors/index.js';
 import { kubeconfigKey, mergeIntoKubeconfig, recordMerge } from '../../kubeconfig/index.js';
 import { adminConfPath, loadClusterContext } from '../cluster-context.js';
 import { onePositional, parseCommandArgs, SHORT_FORM_HELP, SHORT_FORM_OPTIONS } from '../options.js';
@@ -32,7 +32,7 @@ export async function kubeconfigCommand(argv: string[]): Promise<number> {
   });
   if (values.help) {
     out(kubeconfigHelp);
-    return 0;
+    return EXIT.ok;
   }
   const context = await loadClusterContext(onePositional('kubeconfig', positionals, 'spec'), values);
   const admin = adminConfPath(context.clusterDir);
@@ -49,7 +49,7 @@ export async function kubeconfigCommand(argv: string[]): Promise<number> {
     );
   if (!values.merge) {
     out(admin);
-    return 0;
+    return EXIT.ok;
   }
   const merged = await mergeIntoKubeconfig({ adminConfPath: admin, clusterName: context.spec.name });
   // Remembered so `kubemix down` removes the entries from this file.
@@ -57,5 +57,5 @@ export async function kubeconfigCommand(argv: string[]): Promise<number> {
   out(
     `merged cluster ${context.spec.name} into ${merged.path}; current context: ${kubeconfigKey(context.spec.name)}`,
   );
-  return 0;
+  return EXIT.ok;
 }

@@ -1,4 +1,5 @@
 import { readState } from '../../engine/index.js';
+import { EXIT } from '../../errors/index.js';
 import { formatPlan } from '../../plan/index.js';
 import { loadClusterContext, withRecordedHosts } from '../cluster-context.js';
 import {
@@ -31,7 +32,7 @@ export async function planCommand(argv: string[]): Promise<number> {
   });
   if (values.help) {
     out(planHelp);
-    return 0;
+    return EXIT.ok;
   }
   const format = choiceOption('output', values.output, ['text', 'json'] as const) ?? 'text';
   const context = await loadClusterContext(onePositional('plan', positionals, 'spec'), values);
@@ -42,5 +43,5 @@ export async function planCommand(argv: string[]): Promise<number> {
   else if (values.down) out(formatPlan(plan));
   // What `up` installs comes first: the versions, then the tasks that install them.
   else out(`${versionsText(contextVersionsReport(context))}\n\n${formatPlan(plan)}`);
-  return 0;
+  return EXIT.ok;
 }

@@ -6,9 +6,11 @@ import {
   type ParsedCommandArgs,
   parseCommandArgs,
   SHORT_FORM_OPTIONS,
+  verbosity,
 } from '../options.js';
 import { out } from '../output.js';
 import type { RunFlags } from '../run-plan-command.js';
+import { VERBOSE_HELP, verboseListener } from '../verbose-lines.js';
 
 /** Options of every command that runs a plan (up, down, ci), besides the short form. */
 export const RUN_OPTIONS = {
@@ -21,7 +23,8 @@ export const RUN_HELP = `  --cluster-dir DIR          where state, logs and kube
                              (default: $KUBEMIX_HOME or ~/.kubemix, then clusters/<name>)
   -f, --forks N              at most N hosts work at once (default 10)
   --log-format text|json     plain lines, or one JSON event per line (default: a live task
-                             list on a terminal, plain lines otherwise or when CI is set)`;
+                             list on a terminal, plain lines otherwise or when CI is set)
+${VERBOSE_HELP}`;
 
 type RunCommandOptions<T extends OptionSpec> = typeof SHORT_FORM_OPTIONS & typeof RUN_OPTIONS & T;
 
@@ -29,8 +32,11 @@ type RunCommandOptions<T extends OptionSpec> = typeof SHORT_FORM_OPTIONS & typeo
 export interface RunCommandArgs<T extends OptionSpec> {
   values: ParsedCommandArgs<RunCommandOptions<T>>['values'];
   positionals: string[];
-  /** --forks and --log-format, checked (exit 2 on a bad value), as runPlanCommand takes them. */
-  flags: Pick<RunFlags, 'forks' | 'logFormat'>;
+  /**
+   * --forks and --log-format, checked (exit 2 on a bad value), and the -v lines' listener, as
+   * runPlanCommand takes them.
+   */
+  flags: Pick<RunFlags, 'forks' | 'logFormat' | 'listeners'>;
 }
 
 /**
@@ -49,14 +55,23 @@ export function parseRunCommand<T extends OptionSpec>(
     ...extra,
   });
   // The shared options' values, typed: TypeScript cannot see them through the generic `extra`.
-  const shared = values as { help?: boolean; forks?: string; 'log-format'?: string };
+  const shared = values as { help?: boolean; forks?: string; 'log-format'?: string; verbose?: boolean[] };
   if (shared.help) {
     out(help);
     return undefined;
   }
   const forks = intOption('forks', shared.forks, { min: 1 });
   const logFormat = choiceOption('log-format', shared['log-format'], ['text', 'json'] as const) ?? 'text';
-  return { values, positionals, flags: { logFormat, ...(forks !== undefined ? { forks } : {}) } };
+  const verbose = logFormat === 'text' ? verboseListener(verbosity(shared), out) : undefined;
+  return {
+    values,
+    positionals,
+    flags: {
+      logFormat,
+      ...(forks !== undefined ? { forks } : {}),
+      ...(verbose ? { listeners: [verbose] } : {}),
+    },
+  };
 }
 
 /** The spec argument plus the options that select the cluster (short form, --cluster-dir), shell-quoted. */

@@ -1,9 +1,10 @@
-import { UsageError } from '../../errors/index.js';
+import { EXIT, UsageError } from '../../errors/index.js';
 import { createTransport } from '../../executor/create-transport.js';
 import { formatRecap, loadInventory, parseExtraVars, runPlaybook } from '../../playbook/index.js';
-import { choiceOption, intOption, onePositional, parseCommandArgs } from '../options.js';
+import { choiceOption, intOption, onePositional, parseCommandArgs, verbosity } from '../options.js';
 import { err, out } from '../output.js';
 import { startRunSession } from '../run-session.js';
+import { VERBOSE_HELP, verboseListener } from '../verbose-lines.js';
 
 export const runHelp = `Usage: kubemix run PLAYBOOK -i INVENTORY [options]
 
@@ -19,9 +20,11 @@ Options:
       --skip-tags TAGS       skip tasks with these tags
   --log-format text|json     plain lines or one JSON event per line (default: a live task list
                              on a terminal, plain lines otherwise)
+${VERBOSE_HELP}
 
-Exit codes (as ansible-playbook): 0 ok, 2 a host failed, 4 a host was unreachable, 99
-interrupted; bad input (playbook, inventory, flags) exits 2 with the file, line and column.`;
+Exit codes (kubemix's table, see kubemix --help): 0 ok, 1 a host failed or was unreachable (the
+recap tells which), 2 bad input (playbook, inventory, flags; with the file, line and column),
+130 interrupted.`;
 
 const list = (value: string | undefined) =>
   value === undefined
@@ -44,7 +47,7 @@ export async function runCommand(argv: string[]): Promise<number> {
   });
   if (values.help) {
     out(runHelp);
-    return 0;
+    return EXIT.ok;
   }
   const playbook = onePositional('run', positionals, 'playbook');
   if (!values.inventory)
@@ -57,7 +60,8 @@ export async function runCommand(argv: string[]): Promise<number> {
   const tags = list(values.tags);
   const skipTags = list(values['skip-tags']);
 
-  const session = await startRunSession({ logFormat });
+  const verbose = logFormat === 'text' ? verboseListener(verbosity(values), out) : undefined;
+  const session = await startRunSession({ logFormat, ...(verbose ? { listeners: [verbose] } : {}) });
   let result: Awaited<ReturnType<typeof runPlaybook>>;
   try {
     result = await runPlaybook({

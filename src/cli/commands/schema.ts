@@ -1,3 +1,4 @@
+import { EXIT } from '../../errors/index.js';
 import { specJsonSchema } from '../../spec/index.js';
 import { parseCommandArgs } from '../options.js';
 import { out } from '../output.js';
@@ -11,8 +12,8 @@ export async function schemaCommand(argv: string[]): Promise<number> {
   const { values } = parseCommandArgs('schema', argv, {});
   if (values.help) {
     out(schemaHelp);
-    return 0;
+    return EXIT.ok;
   }
   out(JSON.stringify(specJsonSchema(), null, 2));
-  return 0;
+  return EXIT.ok;
 }

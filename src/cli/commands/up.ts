@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { acquireLock, forgetRun, readState } from '../../engine/index.js';
+import { EXIT } from '../../errors/index.js';
 import { kubeconfigKey } from '../../kubeconfig/merge.js';
 import { shQuote } from '../../quote/index.js';
 import { type Plan, TASK_NAMES } from '../../types/plan.js';
@@ -35,7 +36,7 @@ export async function upCommand(argv: string[]): Promise<number> {
     },
     upHelp,
   );
-  if (!args) return 0;
+  if (!args) return EXIT.ok;
   const { values, positionals, flags } = args;
   const specArgument = onePositional('up', positionals, 'spec');
   const context = await loadClusterContext(specArgument, values);

@@ -1,5 +1,5 @@
 import { readState } from '../../engine/index.js';
-import { KubemixError } from '../../errors/index.js';
+import { EXIT, KubemixError } from '../../errors/index.js';
 import { loadClusterContext } from '../cluster-context.js';
 import {
   choiceOption,
@@ -35,7 +35,7 @@ export async function verifyCommand(argv: string[]): Promise<number> {
   });
   if (values.help) {
     out(verifyHelp);
-    return 0;
+    return EXIT.ok;
   }
   const logFormat = choiceOption('log-format', values['log-format'], ['text', 'json'] as const) ?? 'text';
   const specArgument = onePositional('verify', positionals, 'spec');

@@ -1,4 +1,5 @@
 import { loadArtifactsFile } from '../../artifacts/list.js';
+import { EXIT } from '../../errors/index.js';
 import { WINDOWS_VERSIONS, type WindowsVersion } from '../../types/windows.js';
 import { loadVersions, type Versions } from '../../versions/versions.js';
 import { type ClusterContext, loadClusterContext } from '../cluster-context.js';
@@ -73,7 +74,7 @@ export async function versionsCommand(argv: string[]): Promise<number> {
   });
   if (values.help) {
     out(versionsHelp);
-    return 0;
+    return EXIT.ok;
   }
   const format = choiceOption('output', values.output, ['text', 'json', 'markdown'] as const) ?? 'text';
   let report: VersionsReport;
@@ -89,5 +90,5 @@ export async function versionsCommand(argv: string[]): Promise<number> {
   else if (format === 'markdown')
     out(`Kubernetes ${report.kubernetes} (${report.support})\n\n${matrixMarkdown(report.components)}`);
   else out(versionsText(report));
-  return 0;
+  return EXIT.ok;
 }

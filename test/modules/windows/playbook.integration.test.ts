@@ -4,6 +4,7 @@ import { type AddressInfo, createServer as createTcpServer, type Server as TcpSe
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWindowsLab, type WindowsLab } from '../../../fixtures/windows-sim/lab.js';
+import { EXIT } from '../../../src/errors/index.js';
 import { createTransport } from '../../../src/executor/create-transport.js';
 import type { PlaybookResult } from '../../../src/playbook/index.js';
 import { parseInventory, parsePlaybook, runPlaybook } from '../../../src/playbook/index.js';
@@ -133,7 +134,7 @@ describe('Windows modules in a playbook', () => {
       inventory: inventoryFor('win-gone', 'winrm'),
       transports: createTransport,
     });
-    expect(result.exitCode).toBe(2);
+    expect(result.exitCode).toBe(EXIT.failed);
     const record = result.records.find((r) => r.task === 'reboot');
     expect(record?.status).toBe('failed');
     expect(record?.msg).toMatch(
