@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { ArtifactLogs, HOST_LOG_DIR } from '../../src/ci/artifact-logs.js';
 import { runPlan } from '../../src/engine/index.js';
 import { parseTaskFile } from '../../src/playbook/parse-playbook.js';
 import { planStepFromTask } from '../../src/playbook/plan-step.js';
@@ -32,6 +33,7 @@ describe("kubemix ci's per-host logs", () => {
     });
     await logs.close();
     expect(summary.status).toBe('succeeded');
+    const lines = (await readFile(join(dir, 'out', HOST_LOG_DIR, 'node-1.log'), 'utf8'))
       .trim()
       .split('\n')
       .map((line) => line.replace(/^\S+ /, ''));
