@@ -67,6 +67,32 @@ describe('kubemix up on a terminal', () => {
 });
 
 describe('kubemix run on a terminal', () => {
+  it('Ctrl-C during a task: stops it, says so and prints the recap instead of dying on the signal', async () => {
+    const home = tempHome();
+    const terminal = await inTerminal(
+      [
+        'run',
+        'fixtures/playbooks/wait-for-file.yml',
+        '-i',
+        'fixtures/inventories/local.yml',
+        '-e',
+        `wait_path=${join(home, 'never-written')}`,
+      ],
+      { KUBEMIX_HOME: home },
+    );
+    try {
+      await terminal.waitForScreen(running('Wait for the file'));
+      await terminal.press('C-c');
+      // The exit code itself is the exit-code table's (issue 21 item 14): here, only that kubemix chose it.
+      expect((await terminal.exit()).signal).toBeUndefined();
+      const screen = await terminal.screen();
+      expect(screen).toContain('interrupted: stopping running steps and recording state');
+      expect(screen).toMatch(/web1\s+: ok=0 .* failed=1 /);
+    } finally {
+      await terminal.close();
+    }
+  });
+
   it('shows a task whose `when` is false on every host as skipped, not as done, and counts the skips of the others', async () => {
     const terminal = await inTerminal(
       ['run', 'fixtures/playbooks/when-false.yml', '-i', 'fixtures/inventories/local.yml'],

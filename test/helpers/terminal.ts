@@ -1,4 +1,4 @@
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { testTempDir } from './temp.js';
@@ -26,6 +26,25 @@ export interface Terminal {
 const POLL_MS = 50;
 
 /**
+ * Runs the program (argv after the exit file) on the terminal and writes how it ended to the exit
+ * file: `{"status": N}` or `{"signal": N}`. tmux 3.3a's own `pane_dead_status` is sometimes never
+ * filled in for a pane whose program has ended, so the test cannot rely on it. Ctrl-C reaches the
+ * program as from a keyboard (the terminal signals its whole foreground process group); this
+ * parent only notes it, so it outlives the program to report.
+ */
+const REPORT_EXIT = `
+const { spawn } = require('node:child_process');
+const { constants } = require('node:os');
+const { writeFileSync } = require('node:fs');
+const [file, command, ...args] = process.argv.slice(1);
+process.on('SIGINT', () => undefined);
+const child = spawn(command, args, { stdio: 'inherit' });
+child.on('exit', (code, signal) => {
+  writeFileSync(file, JSON.stringify(signal ? { signal: constants.signals[signal] } : { status: code }));
+});
+`;
+
+/**
  * Starts `command` in a detached tmux pane of its own tmux server (a socket in a temporary
  * directory), so a test sees what a terminal user sees and can press Ctrl-C. The pane stays
  * after the program ends (remain-on-exit) so its exit status and last screen can be read.
@@ -42,6 +61,7 @@ export async function openTerminal(options: {
   // still leaves its pane (and exit status) behind.
   await writeFile(config, 'set -g remain-on-exit on\nset -g history-limit 10000\n');
   const socket = join(dir, 'tmux.sock');
+  const exitFile = join(dir, 'exit.json');
   const tmux = (...args: string[]) => execa('tmux', ['-S', socket, ...args]);
   const assignments = Object.entries(options.env ?? {}).map(([key, value]) => `${key}=${value}`);
   await execa('tmux', [
@@ -61,6 +81,11 @@ export async function openTerminal(options: {
     '-u',
     'CI',
     ...assignments,
+    'node',
+    '-e',
+    REPORT_EXIT,
+    '--',
+    exitFile,
     ...options.command,
   ]);
 
@@ -93,18 +118,11 @@ export async function openTerminal(options: {
     exit: (ms = 30_000) =>
       poll(
         async () => {
-          const { stdout } = await tmux(
-            'list-panes',
-            '-F',
-            '#{pane_dead} #{pane_dead_status} #{pane_dead_signal}',
-          );
-          const [dead, status, signal] = stdout.trim().split(' ');
-          // tmux may see the terminal close before it has collected the exit status.
-          if (dead !== '1' || (!status && !signal)) return undefined;
-          const ended: TerminalExit = {};
-          if (status) ended.status = Number(status);
-          if (signal) ended.signal = Number(signal);
-          return ended;
+          try {
+            return JSON.parse(await readFile(exitFile, 'utf8')) as TerminalExit;
+          } catch {
+            return undefined;
+          }
         },
         ms,
         async () => `the program to end${await shown()}`,
