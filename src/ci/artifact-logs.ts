@@ -80,6 +80,9 @@ function hostLine(event: RunEvent, streamed: Set<string>): { host: string; text:
         text: `${event.task} | ${event.step} | attempt ${event.attempt} failed (exit ${event.result.exitCode ?? 'none'}), retry in ${event.delayMs} ms`,
       };
     case 'step-end': {
+      // Its `when` was false (or its loop had no item): no command ran, so there is no exit code to tell.
+      if (event.status === 'skipped')
+        return { host: event.host, text: `${event.task} | ${event.step} | skipped: nothing ran` };
       const { result } = event;
       const how = result.timedOut
         ? 'timed out'

@@ -51,10 +51,18 @@ export async function startRunSession(options: {
   }
 
   const controller = new AbortController();
-  const onSignal = () => {
+  // The listener stays until finish(): listr2's cursor restorer (signal-exit, through log-update)
+  // re-raises a signal when it finds itself the only listener, which killed the process on the
+  // first Ctrl-C on a terminal before the state was recorded. A second signal still ends the
+  // process at once: this listener steps aside and raises it again.
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (controller.signal.aborted) {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+      process.kill(process.pid, signal);
+      return;
+    }
     err('\ninterrupted: stopping running steps and recording state');
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
     controller.abort();
   };
   if (!options.signal) {

@@ -51,8 +51,11 @@ export interface StepRunContext {
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 
-/** How a step ended on one host. `failed` with ignoreErrors set is reported as `ignored`. */
-export type StepRunStatus = 'ok' | 'changed' | 'failed' | 'ignored' | 'interrupted';
+/**
+ * How a step ended on one host. `failed` with ignoreErrors set is reported as `ignored`;
+ * `skipped` is a step whose `when` was false (it ran nothing).
+ */
+export type StepRunStatus = 'ok' | 'changed' | 'skipped' | 'failed' | 'ignored' | 'interrupted';
 
 /** What runStep reports to the host runner. */
 export interface StepRunResult {
@@ -95,7 +98,7 @@ export async function runStep(ctx: StepRunContext): Promise<StepRunResult> {
     if (!outcome.failed) {
       if (step.register)
         await ctx.register(host.name, step.register, registeredValue(outcome), step.secret === true);
-      const status: StepStatus = outcome.changed ? 'changed' : 'ok';
+      const status: StepStatus = outcome.skipped ? 'skipped' : outcome.changed ? 'changed' : 'ok';
       ctx.emit({ type: 'step-end', ...base, status, result: shown(ctx, result) });
       return { status };
     }

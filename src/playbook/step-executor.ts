@@ -133,6 +133,7 @@ export function createPlaybookStepExecutor(): StepExecutor {
       rebootRequired: outcome.rebootRequired,
     };
     if (outcome.msg !== undefined) result.msg = outcome.msg;
+    if (outcome.skipped) result.skipped = true;
     if (outcome.failed && outcome.registered['input_error'] === true) result.inputError = true;
     return result;
   };

@@ -4,6 +4,11 @@ import type { CommandResult } from './command-result.js';
 export interface ModuleOutcome {
   changed: boolean;
   failed: boolean;
+  /**
+   * Nothing ran: the step's `when` was false (or a loop had no item to run), Ansible's
+   * `skipped`. Reported as a skipped step, never as ok.
+   */
+  skipped?: boolean;
   /** Short message for people (shown on failure, and by debug/assert). */
   msg?: string;
   /** Module-specific data, available to `register`. */

@@ -5,7 +5,8 @@ import { testTempDirSync } from '../helpers/temp.js';
 
 /** Repository root, from this file's place in test/cli. */
 export const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
-const cliPath = join(repoRoot, 'dist/src/cli/main.js');
+/** The built CLI (`npm run build` makes it). */
+export const cliPath = join(repoRoot, 'dist/src/cli/main.js');
 
 /** A fresh KUBEMIX_HOME so tests never share cluster directories. */
 export const tempHome = () => testTempDirSync('cli');

@@ -28,6 +28,8 @@ export function formatEventLine(event: RunEvent): string | undefined {
         event.step === event.task
           ? `${event.task} [${event.host}]`
           : `${event.task} ${event.host}: ${event.step}`;
+      // A step whose `when` was false ran nothing, so it has no time to show (Ansible: "skipping: [host]").
+      if (event.status === 'skipped') return `SKIPPED ${what}`;
       // debug steps exist to be read: their message is part of the line.
       const message =
         event.result.command === 'debug' && event.result.stdout ? `: ${event.result.stdout}` : '';

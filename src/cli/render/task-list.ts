@@ -16,6 +16,10 @@ interface TaskTrack {
   wrapper?: TaskWrapper;
   /** Latest step per host, shown under the task while it runs. */
   current: Map<string, string>;
+  /** Steps that ended on a host, and which of them were skipped (their `when` was false). */
+  stepsEnded: number;
+  skippedHosts: Set<string>;
+  stepsSkipped: number;
 }
 
 const SKIP_REASONS: Record<string, string> = {
@@ -50,6 +54,9 @@ export function createTaskList(): { listener: RunEventListener; finished: () => 
         started: deferred<void>(),
         ended: deferred<Ending>(),
         current: new Map(),
+        stepsEnded: 0,
+        skippedHosts: new Set(),
+        stepsSkipped: 0,
       };
       all.push(track);
       byName.set(name, [...(byName.get(name) ?? []), track]);
@@ -63,8 +70,7 @@ export function createTaskList(): { listener: RunEventListener; finished: () => 
           wrapper.title = track.name;
           const ending = await track.ended.promise;
           // The engine's own duration: listr2's timer would also count the time spent waiting.
-          if (ending.kind === 'done')
-            wrapper.title = `${track.name} [${(ending.durationMs / 1000).toFixed(1)}s]`;
+          if (ending.kind === 'done') wrapper.title = doneTitle(track, ending.durationMs);
           if (ending.kind === 'skipped') wrapper.skip(`${track.name}: ${ending.reason}`);
           else if (ending.kind === 'failed') throw new Error(ending.message);
         },
@@ -111,10 +117,21 @@ export function createTaskList(): { listener: RunEventListener; finished: () => 
         break;
       case 'task-end':
         track.ended.resolve(
-          event.status === 'done'
-            ? { kind: 'done', durationMs: event.durationMs }
-            : { kind: 'failed', message: event.error ?? 'failed' },
+          event.status === 'failed'
+            ? { kind: 'failed', message: event.error ?? 'failed' }
+            : track.stepsEnded > 0 && track.stepsSkipped === track.stepsEnded
+              ? // Every step's `when` was false: nothing ran, as Ansible's "skipping: [host]".
+                { kind: 'skipped', reason: `skipped on ${[...track.skippedHosts].join(', ')}` }
+              : { kind: 'done', durationMs: event.durationMs },
         );
+        break;
+      case 'step-end':
+        track.stepsEnded += 1;
+        if (event.status === 'skipped') {
+          track.stepsSkipped += 1;
+          track.skippedHosts.add(event.host);
+          showStep(track, event.host, `${event.step}: skipped`);
+        }
         break;
       case 'step-start':
       case 'step-progress':
@@ -125,9 +142,7 @@ export function createTaskList(): { listener: RunEventListener; finished: () => 
             : event.type === 'step-progress'
               ? `${event.step}: ${event.message}`
               : event.step;
-        track.current.set(event.host, label);
-        if (track.wrapper)
-          track.wrapper.output = [...track.current].map(([host, step]) => `${host}: ${step}`).join('\n');
+        showStep(track, event.host, label);
         break;
       }
       default:
@@ -135,4 +150,17 @@ export function createTaskList(): { listener: RunEventListener; finished: () => 
     }
   };
   return { listener, finished: () => finished };
+}
+
+/** Shows what a host is at under its task's row. */
+function showStep(track: TaskTrack, host: string, label: string): void {
+  track.current.set(host, label);
+  if (track.wrapper)
+    track.wrapper.output = [...track.current].map(([name, step]) => `${name}: ${step}`).join('\n');
+}
+
+/** A finished task's row: the engine's duration, and how many of its steps were skipped. */
+function doneTitle(track: TaskTrack, durationMs: number): string {
+  const skipped = track.stepsSkipped > 0 ? `; ${track.stepsSkipped} skipped` : '';
+  return `${track.name} [${(durationMs / 1000).toFixed(1)}s${skipped}]`;
 }
