@@ -118,13 +118,7 @@ export async function destroyCluster(ctx: Ec2Context, options: TeardownOptions):
 
   const instances = byId(
     (await call('listing instances', () => clusterInstances(ctx))).filter((i) => owned(ctx, i)),
-    await call('describing the recorded instances', () =>
-      describeByIds(recordedInstanceIds(ctx), async (InstanceIds) =>
-        ((await ec2.send(new DescribeInstancesCommand({ InstanceIds }))).Reservations ?? [])
-          .flatMap((r) => r.Instances ?? [])
-          .filter((i) => LIVE_STATES.includes(i.State?.Name ?? '')),
-      ),
-    ),
+    await call('describing the recorded instances', () => liveInstancesByIds(ctx, recordedInstanceIds(ctx))),
     (i) => i.InstanceId,
   );
   const ids = instances.flatMap((i) => (i.InstanceId ? [i.InstanceId] : []));
@@ -143,13 +137,7 @@ export async function destroyCluster(ctx: Ec2Context, options: TeardownOptions):
     });
     ctx.progress(`terminating ${ids.length} instance(s)`);
     await waitFor(ctx, { what: `${ids.length} instance(s) to terminate`, timeoutMs }, async () => {
-      const left = await call('waiting for instances', () =>
-        describeByIds(ids, async (InstanceIds) =>
-          ((await ec2.send(new DescribeInstancesCommand({ InstanceIds }))).Reservations ?? [])
-            .flatMap((r) => r.Instances ?? [])
-            .filter((i) => i.State?.Name !== 'terminated'),
-        ),
-      );
+      const left = await call('waiting for instances', () => liveInstancesByIds(ctx, ids));
       return left.length === 0 ? { done: true } : { progress: `${left.length} not terminated yet` };
     });
   }
@@ -322,6 +310,14 @@ async function describeByIds<T>(ids: string[], describe: (ids: string[]) => Prom
   for (const id of ids) found.push(...(await describeByIds([id], describe)));
   return found;
 }
+
+/** The instances of these ids that are not terminated yet (every state but `terminated`). */
+const liveInstancesByIds = (ctx: Ec2Context, ids: string[]) =>
+  describeByIds(ids, async (InstanceIds) =>
+    ((await ctx.aws.ec2.send(new DescribeInstancesCommand({ InstanceIds }))).Reservations ?? [])
+      .flatMap((r) => r.Instances ?? [])
+      .filter((i) => LIVE_STATES.includes(i.State?.Name ?? '')),
+  );
 
 /** The instance ids the state holds: each node's, and each launch's (recorded before its instances ran). */
 function recordedInstanceIds(ctx: Ec2Context): string[] {
