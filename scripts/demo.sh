@@ -30,7 +30,7 @@ cat "$dir/lab.log"
 
 echo
 echo "== kubemix plan $dir/spec.yaml"
-kubemix plan "$dir/spec.yaml" --cluster-dir "$dir/cluster" | sed -n '1,20p'
+kubemix plan "$dir/spec.yaml" --cluster-dir "$dir/cluster"
 
 echo
 echo "== kubemix up $dir/spec.yaml"

@@ -9,6 +9,7 @@ import {
   supportedRange,
 } from '../versions/kubernetes-support.js';
 import type { Versions } from '../versions/versions.js';
+import { fitTable } from './render/fit-table.js';
 
 /** One component of a cluster: what, which version or pin, where it goes, where it comes from. */
 export interface MatrixRow {
@@ -167,20 +168,16 @@ export function matrixMarkdown(rows: readonly MatrixRow[]): string {
   ].join('\n');
 }
 
-/** The matrix as aligned text columns. */
-export function matrixText(rows: readonly MatrixRow[]): string {
-  const header: MatrixRow = {
-    component: 'COMPONENT',
-    version: 'VERSION',
-    installedOn: 'INSTALLED ON',
-    source: 'FROM',
-  };
-  const all = [header, ...rows];
-  const width = (key: keyof MatrixRow) => Math.max(...all.map((r) => r[key].length));
-  const [c, v, i] = [width('component'), width('version'), width('installedOn')];
-  return all
-    .map((r) =>
-      `${r.component.padEnd(c)}  ${r.version.padEnd(v)}  ${r.installedOn.padEnd(i)}  ${r.source}`.trimEnd(),
-    )
-    .join('\n');
+/** The matrix as aligned text columns, every line at most `width` wide: cells wrap within their column, nothing is cut. */
+export function matrixText(rows: readonly MatrixRow[], width: number): string {
+  return fitTable(
+    [
+      { header: 'COMPONENT', overflow: 'wrap', minWidth: 12 },
+      { header: 'VERSION', overflow: 'wrap', minWidth: 12 },
+      { header: 'INSTALLED ON', overflow: 'wrap', minWidth: 12 },
+      { header: 'FROM', overflow: 'wrap', minWidth: 12 },
+    ],
+    rows.map((r) => [r.component, r.version, r.installedOn, r.source]),
+    { width },
+  ).join('\n');
 }

@@ -13,7 +13,8 @@ describe('kubemix plan', () => {
     expect(result.exitCode).toBe(0);
     expect(result.stdout).toContain('Plan for cluster k8s-libvirt-1-1-1');
     expect(result.stdout).toContain('hypervisor-01');
-    expect(result.stdout).toMatch(/wait-for-hosts \(after create-hosts\)/);
+    // The summary's task table: where wait-for-hosts runs and what it waits for.
+    expect(result.stdout).toMatch(/^ {2}wait-for-hosts +controller-01, linux-workers-01 +create-hosts /m);
   });
 
   it('prints the plan as JSON data with -o json', async () => {

@@ -183,7 +183,8 @@ describe('the injection corpus in a mixed lab spec', () => {
     spec['vars'] = { fstab_path: fstab, versions: { ...loadVersions(), ...spec['versions'], containerd: P } };
     const path = await writeSpec(spec);
 
-    const plan = await kubemix(['plan', path]);
+    // The credential checks are steps: --detail lists every step (the summary shows tasks).
+    const plan = await kubemix(['plan', path, '--detail']);
     expect(plan.exitCode, plan.stderr).toBe(0);
     expect(plan.stdout).toContain(`file ${literal('cp-key')} is readable`);
 

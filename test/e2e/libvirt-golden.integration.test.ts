@@ -53,7 +53,8 @@ afterAll(async () => {
 
 describe('kubemix up with windows.goldenImage on libvirt (stand-in ISO, no Windows)', () => {
   it('plan shows the golden-image task and which path each Windows guest takes', async () => {
-    const planned = await kubemix(['plan', spec, '--cluster-dir', clusterDir]);
+    // --detail: the golden-image path of each guest, on its host line (the summary leaves it out).
+    const planned = await kubemix(['plan', spec, '--cluster-dir', clusterDir, '--detail']);
     expect(planned.exitCode, planned.stderr).toBe(0);
     expect(planned.stdout).toMatch(/^ {2}golden-image \(after create-hosts\)$/m);
     expect(planned.stdout).toMatch(/^ {2}wait-for-hosts \(after golden-image\)$/m);

@@ -71,7 +71,8 @@ describe('libvirt on two remote hypervisors over SSH (own libvirtd each, VXLAN b
     expect(upResult.exitCode, `${upResult.stdout}\n${upResult.stderr}`).toBe(0);
     for (const task of ['prepare-provider', 'create-network', 'create-hosts', 'wait-for-hosts'])
       expect(upResult.stdout).toContain(`DONE  ${task}`);
-    const plan = await kubemix(['plan', spec, '--cluster-dir', clusterDir]);
+    // --detail: each host on one line, whatever the width (the summary wraps to the terminal).
+    const plan = await kubemix(['plan', spec, '--cluster-dir', clusterDir, '--detail']);
     expect(plan.stdout).toMatch(
       new RegExp(
         `controller-01 .* ${controller}:22 \\(DHCP reservation\\) via ${hv(0).name}, on ${hv(0).name}`,

@@ -1,5 +1,6 @@
+import { stringify } from 'yaml';
 import { readState } from '../../engine/index.js';
-import { EXIT } from '../../errors/index.js';
+import { EXIT, UsageError } from '../../errors/index.js';
 import { formatPlan } from '../../plan/index.js';
 import { loadClusterContext, withRecordedHosts } from '../cluster-context.js';
 import {
@@ -10,38 +11,102 @@ import {
   SHORT_FORM_OPTIONS,
 } from '../options.js';
 import { out } from '../output.js';
-import { contextVersionsReport, versionsText } from './versions.js';
+import { formatPlanLists } from '../plan-lists.js';
+import { formatPlanSummary } from '../plan-summary.js';
+import { terminalWidth } from '../render/terminal-width.js';
+import { contextVersionsReport, versionsHeadline, versionsText } from './versions.js';
 
 export const planHelp = `Usage: kubemix plan <spec> [options]
 
-Print the task graph \`kubemix up\` would run, per host, without touching anything.
+Show what \`kubemix up\` would do, without touching anything.
 <spec> is a YAML cluster spec or a Kubeinit short form such as k8s-libvirt-1-1-1.
 
+By default a summary: the hosts and how they are reached, the tasks in order with the hosts each
+runs on and what it waits for, and the values only the run decides (addresses, earlier tasks'
+outputs), fitted to the terminal's width (else $COLUMNS, else 100 columns).
+
 Options:
-  --down                     show the teardown plan (\`kubemix down\`) instead
-  -o, --output text|json     output format (default text)
+  --down                     the teardown plan (\`kubemix down\`) instead
+  --detail                   everything: the versions table, then every step with its arguments
+  --list-tasks               each task with its steps, in order (as ansible-playbook --list-tasks)
+  --list-hosts               each task with its hosts (as ansible-playbook --list-hosts)
+  -o, --output text|json|yaml  output format (default text); json and yaml are the whole plan
   --cluster-dir DIR          the cluster directory whose state (hosts, resources) to show against
 ${SHORT_FORM_HELP}`;
 
+const PLAN_OPTIONS = {
+  ...SHORT_FORM_OPTIONS,
+  down: { type: 'boolean' },
+  detail: { type: 'boolean' },
+  'list-tasks': { type: 'boolean' },
+  'list-hosts': { type: 'boolean' },
+  output: { type: 'string', short: 'o' },
+  'cluster-dir': { type: 'string' },
+} as const;
+
+/** The text mode asked for; a list or --detail with data output, or --detail with a list, is refused. */
+function textMode(
+  values: { detail?: boolean; 'list-tasks'?: boolean; 'list-hosts'?: boolean },
+  format: string,
+) {
+  const lists = values['list-tasks'] || values['list-hosts'];
+  const given = [
+    values.detail && '--detail',
+    values['list-tasks'] && '--list-tasks',
+    values['list-hosts'] && '--list-hosts',
+  ];
+  const text = given.filter((g): g is string => typeof g === 'string');
+  if (format !== 'text' && text.length > 0)
+    throw new UsageError(`kubemix plan: ${text[0]} is text output and cannot be combined with -o ${format}`);
+  if (values.detail && lists)
+    throw new UsageError(
+      `kubemix plan: --detail cannot be combined with ${text[1]} (--list-* are their own lists)`,
+    );
+  return values.detail ? 'detail' : lists ? 'lists' : 'summary';
+}
+
 export async function planCommand(argv: string[]): Promise<number> {
-  const { values, positionals } = parseCommandArgs('plan', argv, {
-    ...SHORT_FORM_OPTIONS,
-    down: { type: 'boolean' },
-    output: { type: 'string', short: 'o' },
-    'cluster-dir': { type: 'string' },
-  });
+  const { values, positionals } = parseCommandArgs('plan', argv, PLAN_OPTIONS);
   if (values.help) {
     out(planHelp);
     return EXIT.ok;
   }
-  const format = choiceOption('output', values.output, ['text', 'json'] as const) ?? 'text';
-  const context = await loadClusterContext(onePositional('plan', positionals, 'spec'), values);
+  const format = choiceOption('output', values.output, ['text', 'json', 'yaml'] as const) ?? 'text';
+  const mode = textMode(values, format);
+  const spec = onePositional('plan', positionals, 'spec');
+  const context = await loadClusterContext(spec, values);
   // What `up` and `down` would do now: the state's hosts and recorded resources, when there are some.
   const state = await readState(context.clusterDir);
   const plan = values.down ? context.downPlan(state) : withRecordedHosts(context.upPlan(), state);
+  const width = terminalWidth();
   if (format === 'json') out(JSON.stringify(plan, null, 2));
-  else if (values.down) out(formatPlan(plan));
-  // What `up` installs comes first: the versions, then the tasks that install them.
-  else out(`${versionsText(contextVersionsReport(context))}\n\n${formatPlan(plan)}`);
+  else if (format === 'yaml') out(stringify(plan, { aliasDuplicateObjects: false }));
+  else if (mode === 'lists')
+    out(
+      formatPlanLists(plan, {
+        command: values.down ? 'down' : 'up',
+        tasks: values['list-tasks'] === true,
+        hosts: values['list-hosts'] === true,
+        width,
+      }),
+    );
+  else if (mode === 'detail')
+    // What `up` installs comes first: the versions, then the tasks that install them.
+    out(
+      values.down
+        ? formatPlan(plan)
+        : `${versionsText(contextVersionsReport(context), width)}\n\n${formatPlan(plan)}`,
+    );
+  else {
+    const shortForm = Object.keys(SHORT_FORM_OPTIONS).some((name) => name in values);
+    const more = `kubemix plan ${spec} --detail: every step with its arguments; -o json|yaml: the data`;
+    const headline = values.down
+      ? []
+      : [
+          versionsHeadline(contextVersionsReport(context)),
+          `Components: kubemix versions ${spec}${shortForm ? ' with the same options' : ''}`,
+        ];
+    out(formatPlanSummary(plan, { width, headline, more }));
+  }
   return EXIT.ok;
 }

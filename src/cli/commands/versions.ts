@@ -11,6 +11,8 @@ import {
   SHORT_FORM_OPTIONS,
 } from '../options.js';
 import { out } from '../output.js';
+import { wrapText } from '../render/fit-table.js';
+import { terminalWidth } from '../render/terminal-width.js';
 import { type MatrixRow, matrixMarkdown, matrixText, supportLine, versionMatrix } from '../version-matrix.js';
 
 export const versionsHelp = `Usage: kubemix versions [spec] [options]
@@ -18,6 +20,9 @@ export const versionsHelp = `Usage: kubemix versions [spec] [options]
 Print every component a cluster gets, its version or pinned commit, where it is installed and
 where it comes from: the pins of playbooks/versions.yaml with the spec's \`versions:\` overrides
 (without a spec: the defaults, with a Server Core image per supported Windows Server version).
+
+The text table fits the terminal's width (else $COLUMNS, else 100 columns): long cells wrap
+within their column.
 
 Options:
   -o, --output text|json|markdown   output format (default text)
@@ -63,9 +68,13 @@ export function contextVersionsReport(context: ClusterContext): VersionsReport {
   );
 }
 
-/** The report as `plan` and `versions` print it in text. */
-export const versionsText = (report: VersionsReport) =>
-  `Kubernetes ${report.kubernetes} (${report.support})\n\n${matrixText(report.components)}`;
+/** The line above the table: the Kubernetes version and the supported range (`plan`'s headline too). */
+export const versionsHeadline = (report: VersionsReport) =>
+  `Kubernetes ${report.kubernetes} (${report.support})`;
+
+/** The report as `versions` and `plan --detail` print it in text, every line at most `width` wide. */
+export const versionsText = (report: VersionsReport, width: number) =>
+  `${wrapText(versionsHeadline(report), width).join('\n')}\n\n${matrixText(report.components, width)}`;
 
 export async function versionsCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parseCommandArgs('versions', argv, {
@@ -87,8 +96,7 @@ export async function versionsCommand(argv: string[]): Promise<number> {
     );
   }
   if (format === 'json') out(JSON.stringify(report, null, 2));
-  else if (format === 'markdown')
-    out(`Kubernetes ${report.kubernetes} (${report.support})\n\n${matrixMarkdown(report.components)}`);
-  else out(versionsText(report));
+  else if (format === 'markdown') out(`${versionsHeadline(report)}\n\n${matrixMarkdown(report.components)}`);
+  else out(versionsText(report, terminalWidth()));
   return EXIT.ok;
 }
