@@ -26,12 +26,14 @@ runs on and what it waits for, and the values only the run decides (addresses, e
 outputs), fitted to the terminal's width (else $COLUMNS, else 100 columns).
 
 Options:
-  --down                     the teardown plan (\`kubemix down\`) instead
-  --detail                   everything: the versions table, then every step with its arguments
-  --list-tasks               each task with its steps, in order (as ansible-playbook --list-tasks)
-  --list-hosts               each task with its hosts (as ansible-playbook --list-hosts)
-  -o, --output text|json|yaml  output format (default text); json and yaml are the whole plan
-  --cluster-dir DIR          the cluster directory whose state (hosts, resources) to show against
+  --down                        the teardown plan (\`kubemix down\`) instead
+  --detail                      everything: the versions table, then every step with its
+                                arguments (lines as long as the arguments)
+  --list-tasks                  each task with its steps, in run order (ansible-playbook's
+                                --list-tasks); with --down, the teardown's
+  --list-hosts                  each task with its hosts (ansible-playbook's --list-hosts)
+  -o, --output text|json|yaml   output format (default text); json and yaml are the whole plan
+  --cluster-dir DIR             the cluster directory whose state (hosts, resources) to show against
 ${SHORT_FORM_HELP}`;
 
 const PLAN_OPTIONS = {
