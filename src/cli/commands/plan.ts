@@ -101,7 +101,7 @@ export async function planCommand(argv: string[]): Promise<number> {
     );
   else {
     const shortForm = Object.keys(SHORT_FORM_OPTIONS).some((name) => name in values);
-    const more = `kubemix plan ${spec} --detail: every step with its arguments; -o json|yaml: the data`;
+    const more = `kubemix plan ${spec}${values.down ? ' --down' : ''} --detail: every step with its arguments; -o json|yaml: the data`;
     const headline = values.down
       ? []
       : [
