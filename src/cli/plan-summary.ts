@@ -70,7 +70,16 @@ export function formatPlanSummary(plan: Plan, options: PlanSummaryOptions): stri
         // Lists wrap between names, not inside one, while the width allows.
         { header: 'RUNS ON', overflow: 'wrap', minWidth: longest(plan.tasks.flatMap((t) => t.hosts)) + 1 },
         { header: 'WAITS FOR', overflow: 'wrap', minWidth: longest(plan.tasks.flatMap((t) => t.needs)) + 1 },
-        { header: 'WHAT', overflow: 'truncate', minWidth: 12, shrinksFirst: true, optional: true },
+        // The description gives way first down to 40 columns; below that the lists wrap (losing
+        // nothing) before it is cut further (at 100 columns it was cut to 12 characters).
+        {
+          header: 'WHAT',
+          overflow: 'truncate',
+          minWidth: 12,
+          shrinksFirst: true,
+          shrinksFirstTo: 40,
+          optional: true,
+        },
       ],
       topologicalOrder(plan.tasks).map((t) => [
         t.name,

@@ -57,6 +57,11 @@ export interface Column {
   minWidth?: number;
   /** Shrink this column to its minimum before any other (a description that may be cut, say). */
   shrinksFirst?: boolean;
+  /**
+   * With shrinksFirst: shrink first only down to this width, then with the others (a description
+   * gives way to a point, then the lists that wrap without loss give way before it is cut further).
+   */
+  shrinksFirstTo?: number;
   /** Leave the column out when the others and its minimum do not fit the width together. */
   optional?: boolean;
 }
@@ -73,7 +78,7 @@ const GAP = 2;
 
 /**
  * Column widths that fit `available`: the natural widths when they fit; else the columns that
- * shrink first, then the widest column, made one narrower at a time (never below its minimum)
+ * shrink first, then the widest column that wraps, then the widest column, made one narrower at a time (never below its minimum)
  * until the sum fits or nothing can shrink.
  */
 function columnWidths(columns: readonly Column[], rows: readonly string[][], available: number): number[] {
@@ -85,12 +90,20 @@ function columnWidths(columns: readonly Column[], rows: readonly string[][], ava
   );
   let total = widths.reduce((a, b) => a + b, 0);
   const canShrink = (i: number) => widths[i]! > floors[i]!;
+  const widestWhere = (ok: (i: number) => boolean) => {
+    let best = -1;
+    for (let i = 0; i < widths.length; i++) if (ok(i) && (best < 0 || widths[i]! > widths[best]!)) best = i;
+    return best;
+  };
   while (total > available) {
-    const first = columns.findIndex((column, i) => column.shrinksFirst === true && canShrink(i));
+    const first = columns.findIndex(
+      (column, i) =>
+        column.shrinksFirst === true && canShrink(i) && widths[i]! > (column.shrinksFirstTo ?? 0),
+    );
+    // Then the widest column that wraps (wrapping loses nothing), then the widest of any kind.
     let widest = first;
-    if (widest < 0)
-      for (let i = 0; i < widths.length; i++)
-        if (canShrink(i) && (widest < 0 || widths[i]! > widths[widest]!)) widest = i;
+    if (widest < 0) widest = widestWhere((i) => canShrink(i) && columns[i]!.overflow === 'wrap');
+    if (widest < 0) widest = widestWhere(canShrink);
     if (widest < 0) break;
     widths[widest]! -= 1;
     total -= 1;

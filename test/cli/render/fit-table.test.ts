@@ -95,3 +95,21 @@ describe('fitTable optional columns', () => {
     expect(fitTable(columns, rows, { width: 39 })).toEqual(['NAME', 'install-windows-networking']);
   });
 });
+
+describe('fitTable shrink order', () => {
+  it('shrinks a shrink-first column to its soft limit, then wraps lists before cutting it further', () => {
+    const columns: Column[] = [
+      { header: 'HOSTS', overflow: 'wrap', minWidth: 6 },
+      { header: 'WHAT', overflow: 'truncate', minWidth: 4, shrinksFirst: true, shrinksFirstTo: 12 },
+    ];
+    const rows = [['alpha, beta, gamma', 'a description of twenty-eight']];
+    // 18 + 2 + 29 = 49 natural; at 32 the description gives way to 12 and the list stays whole.
+    expect(fitTable(columns, rows, { width: 32 })[1]).toBe('alpha, beta, gamma  a descripti…');
+    // At 25 the list wraps (losing nothing) while the description keeps its 12 columns.
+    expect(fitTable(columns, rows, { width: 25 })).toEqual([
+      'HOSTS        WHAT',
+      'alpha,       a descripti…',
+      'beta, gamma',
+    ]);
+  });
+});
