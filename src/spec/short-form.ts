@@ -137,6 +137,13 @@ export function shortFormInput(text: string, options: ShortFormOptions = {}): Cl
     );
   }
 
+  // Without Windows workers the version would silently apply to nothing.
+  if (options.windowsVersion !== undefined && windowsWorkers === 0)
+    problem(
+      flag('windowsVersion'),
+      `the short form has no Windows workers to give Windows Server ${options.windowsVersion}; add ${flag('windowsWorkers')} N`,
+    );
+
   const hypervisors: NonNullable<Extract<ClusterSpecInput['provider'], { type: 'libvirt' }>['hypervisors']> =
     [];
   const name = (i: number) => `hypervisor-${String(i + 1).padStart(2, '0')}`;

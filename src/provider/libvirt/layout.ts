@@ -3,6 +3,7 @@ import { addressInCidr } from '../../spec/cidr.js';
 import {
   type ClusterSpec,
   DEFAULT_WINDOWS_VERSION,
+  LIBVIRT_FIRST_GUEST_OFFSET as FIRST_GUEST_OFFSET,
   type LibvirtProvider as LibvirtSpec,
 } from '../../spec/schema.js';
 import type { InventoryHost, JumpHost } from '../../types/inventory.js';
@@ -29,11 +30,6 @@ export const DEFAULT_LIBVIRT_URI = 'qemu:///system';
  * steps a guest delegates to it.
  */
 export const HYPERVISOR_URI = '{{ libvirt_uri }}';
-/**
- * Guests' first address in the network: .1 is the gateway hypervisor's, the next ones the other
- * hypervisors' bridges (so at most FIRST_GUEST_OFFSET - 1 hypervisors get guests).
- */
-const FIRST_GUEST_OFFSET = 11;
 /** Sizes of guests whose group gives none (kubeadm's minimum is 2 CPUs and 2 GB for a controller). */
 const DEFAULT_SIZE = {
   linux: { vcpus: 2, memoryGiB: 2, diskGiB: 20 },
