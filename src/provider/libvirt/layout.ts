@@ -6,7 +6,7 @@ import {
   LIBVIRT_FIRST_GUEST_OFFSET as FIRST_GUEST_OFFSET,
   type LibvirtProvider as LibvirtSpec,
 } from '../../spec/schema.js';
-import type { InventoryHost, JumpHost } from '../../types/inventory.js';
+import { credentialFieldsAt, type InventoryHost, type JumpHost } from '../../types/inventory.js';
 import type { NodeRequest, ProviderContext } from '../types.js';
 import type { GuestDefinition } from './guest.js';
 import { GUEST_BUILDERS, type GuestInput } from './guest-os.js';
@@ -47,7 +47,7 @@ const isLocal = (address: string) => address === 'localhost' || address === '127
  * their host keys checked strictly (against provider.knownHosts when the spec gives one).
  */
 export function hypervisorHosts(provider: LibvirtSpec): InventoryHost[] {
-  return provider.hypervisors.map((hv) => {
+  return provider.hypervisors.map((hv, index) => {
     const local = isLocal(hv.address);
     const host: InventoryHost = {
       name: hv.name,
@@ -60,6 +60,8 @@ export function hypervisorHosts(provider: LibvirtSpec): InventoryHost[] {
     };
     if (!local) host.port = hv.port ?? 22;
     if (hv.credentials) host.credentials = hv.credentials;
+    const credentialFields = credentialFieldsAt(hv.credentials, `provider.hypervisors.${index}.credentials`);
+    if (credentialFields && !local) host.credentialFields = credentialFields;
     host.vars = {
       libvirt_uri: hv.uri ?? provider.uri ?? DEFAULT_LIBVIRT_URI,
       ...(!local && provider.knownHosts ? { kubemix_known_hosts: [provider.knownHosts] } : {}),
