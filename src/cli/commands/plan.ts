@@ -1,7 +1,9 @@
 import { readState } from '../../engine/index.js';
 import { EXIT } from '../../errors/index.js';
+import { hostsConnectedBy } from '../../plan/credential-check.js';
 import { formatPlan } from '../../plan/index.js';
 import { loadClusterContext, withRecordedHosts } from '../cluster-context.js';
+import { warnUnusableCredentials } from '../credential-findings.js';
 import {
   choiceOption,
   onePositional,
@@ -39,6 +41,8 @@ export async function planCommand(argv: string[]): Promise<number> {
   // What `up` and `down` would do now: the state's hosts and recorded resources, when there are some.
   const state = await readState(context.clusterDir);
   const plan = values.down ? context.downPlan(state) : withRecordedHosts(context.upPlan(), state);
+  // What up would refuse, as warnings: the plan may be made on another machine than the build.
+  warnUnusableCredentials(hostsConnectedBy(plan));
   if (format === 'json') out(JSON.stringify(plan, null, 2));
   else if (values.down) out(formatPlan(plan));
   // What `up` installs comes first: the versions, then the tasks that install them.
