@@ -52,6 +52,8 @@ export interface SpecView {
     connection?: string;
     written: boolean;
     sizing: string[];
+    /** The control plane gives credentials (any). */
+    credentials: boolean;
   };
   workers: GroupView[];
   provider: {
@@ -132,6 +134,7 @@ export function specView(input: unknown): SpecView {
       connection: text(controlPlane.connection),
       written: nodes.controlPlane !== undefined,
       sizing: sizingKeys(controlPlane),
+      credentials: controlPlane.credentials !== undefined,
     },
     workers: list(nodes.workers).map((value, index) => {
       const group = record(value);

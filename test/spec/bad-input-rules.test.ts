@@ -203,3 +203,25 @@ describe('specWarnings', () => {
     expect(specWarnings(ec2('203.0.113.7/32'))).toEqual([]);
   });
 });
+
+describe('credentials for libvirt Linux guests', () => {
+  it('are refused: the guests are reached as root with the cluster key, so they would be ignored', () => {
+    const issues = issuesOf({
+      name: 'lab',
+      provider: { type: 'libvirt' },
+      nodes: {
+        controlPlane: { count: 1, credentials: { user: 'admin' } },
+        workers: [
+          { name: 'w', os: 'linux', count: 1, credentials: { user: 'root', privateKey: { file: '/k' } } },
+        ],
+      },
+    });
+    expect(issues.map((i) => i.path)).toEqual([
+      'nodes.controlPlane.credentials',
+      'nodes.workers.0.credentials',
+    ]);
+    expect(issues[0]?.message).toMatch(
+      /^Linux guests on libvirt are reached as root with the cluster SSH key/,
+    );
+  });
+});
