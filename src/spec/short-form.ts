@@ -79,7 +79,7 @@ export function shortFormPath(path: SpecPath, options: ShortFormOptions): string
   if (top === 'nodes' && second === 'workers' && fourth === 'windowsVersion') return flag('windowsVersion');
   if (top === 'nodes' && second === 'workers') return 'computes';
   if (top === 'provider' && second === 'hypervisors' && options.hypervisors)
-    return `${flag('hypervisors')} ${Number(third) + 1}`;
+    return third === undefined ? flag('hypervisors') : `${flag('hypervisors')} ${Number(third) + 1}`;
   if (top === 'provider' && second === 'network') return flag('network');
   const image = IMAGE_OPTIONS.find((o) => top === 'provider' && second === 'images' && third === o.key);
   // The image itself (missing) or its source is the path/URL flag; only its digest is the -sha256 one.

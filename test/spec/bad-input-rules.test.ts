@@ -225,3 +225,14 @@ describe('credentials for libvirt Linux guests', () => {
     );
   });
 });
+
+describe('more hypervisors with guests than the guest network keeps bridge addresses for', () => {
+  it('is refused at the spec, naming --hypervisor in a short form', () => {
+    const hypervisors = Array.from({ length: 11 }, (_, i) => `192.0.2.${i + 1}`);
+    expect(() => parseShortForm('k8s-libvirt-1-20-11', { hypervisors })).toThrow(
+      /^k8s-libvirt-1-20-11: --hypervisor: 11 hypervisors would get guests; kubemix joins at most 10 /,
+    );
+    // With fewer guests than hypervisors only as many hypervisors get guests.
+    expect(() => parseShortForm('k8s-libvirt-1-9-11', { hypervisors })).not.toThrow();
+  });
+});
