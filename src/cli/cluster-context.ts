@@ -8,7 +8,7 @@ import { loadClusterPlaybooks, playbooksDir } from '../playbook/cluster-playbook
 import { ensureClusterKey, readClusterPublicKey } from '../provider/cluster-key.js';
 import { EC2_KEY_FILE } from '../provider/ec2/ec2-provider.js';
 import { withLocalImageDigests } from '../provider/libvirt/image-digest.js';
-import { loadSpec, SHORT_FORM_FLAGS } from '../spec/index.js';
+import { loadSpec, SHORT_FORM_FLAGS, specWarnings } from '../spec/index.js';
 import type { ClusterSpec } from '../spec/schema.js';
 import type { Plan } from '../types/plan.js';
 import { WINDOWS_VERSIONS } from '../types/windows.js';
@@ -93,7 +93,7 @@ export async function loadClusterContext(
     kubeadmImagesByMinor: loadArtifactsFile()['kubeadm-images'],
     issue: loaded.issue,
   });
-  for (const warning of buildable.warnings) err(`kubemix: warning: ${warning}`);
+  for (const warning of [...buildable.warnings, ...specWarnings(spec)]) err(`kubemix: warning: ${warning}`);
   const clusterDir = values['cluster-dir']
     ? resolve(String(values['cluster-dir']))
     : defaultClusterDir(spec.name);

@@ -19,7 +19,6 @@ import { templateModule } from './files/template.js';
 import { assertModule } from './flow/assert.js';
 import { debugModule } from './flow/debug.js';
 import { failModule } from './flow/fail.js';
-import { secretRefCheckModule } from './flow/secret-ref-check.js';
 import { setFactModule } from './flow/set-fact.js';
 import {
   libvirtDestroyGuestsModule,
@@ -113,7 +112,6 @@ for (const module of [
   winServiceModule,
   winPathModule,
   winWaitForModule,
-  secretRefCheckModule,
   libvirtPreflightModule,
   libvirtImagesModule,
   libvirtNetworkModule,

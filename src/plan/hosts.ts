@@ -28,11 +28,14 @@ export function nodeRequests(spec: ClusterSpec): NodeRequest[] {
       os: 'linux',
       connection: cp.connection,
     };
-    if (cp.credentials) node.credentials = cp.credentials;
+    if (cp.credentials) {
+      node.credentials = cp.credentials;
+      node.credentialsPath = 'nodes.controlPlane.credentials';
+    }
     if (cp.kubeletExtraArgs.length > 0) node.vars = kubeletArgVars(cp.kubeletExtraArgs);
     requests.push(sized(node, cp));
   }
-  for (const group of spec.nodes.workers) {
+  for (const [groupIndex, group] of spec.nodes.workers.entries()) {
     for (let i = 1; i <= group.count; i++) {
       const node: NodeRequest = {
         name: `${group.name}-${pad(i)}`,
@@ -41,7 +44,10 @@ export function nodeRequests(spec: ClusterSpec): NodeRequest[] {
         os: group.os,
         connection: groupConnection(group),
       };
-      if (group.credentials) node.credentials = group.credentials;
+      if (group.credentials) {
+        node.credentials = group.credentials;
+        node.credentialsPath = `nodes.workers.${groupIndex}.credentials`;
+      }
       if (group.os === 'windows') node.windowsVersion = group.windowsVersion ?? '2022';
       const vars: Record<string, unknown> = kubeletArgVars(group.kubeletExtraArgs);
       // prepare-windows runs Install-Containerd.ps1 without -skipHypervisorSupportCheck then.

@@ -3,7 +3,14 @@ import { resolve } from 'node:path';
 import { SpecError } from '../errors/index.js';
 import { secretReference } from '../executor/secret-reference.js';
 import { isTemplate } from '../template/index.js';
-import type { ConnectionKind, HostCredentials, HostRole, InventoryHost } from '../types/inventory.js';
+import type {
+  ConnectionKind,
+  CredentialFields,
+  HostCredentials,
+  HostRole,
+  InventoryHost,
+  SecretRef,
+} from '../types/inventory.js';
 import { WINDOWS_VERSIONS, type WindowsVersion } from '../types/windows.js';
 import { referenceVariableFor, SECRET_VARIABLE_NAMES } from './connection-secrets.js';
 import { inventoryVarProblem } from './inventory-fields.js';
@@ -304,15 +311,30 @@ export function toInventoryHost(name: string, vars: Record<string, unknown>, gro
   const port = vars['ansible_port'] ?? vars['ansible_ssh_port'];
   if (typeof port === 'number') host.port = port;
   const credentials: HostCredentials = {};
+  // The variable each credential came from, for messages about one that does not resolve.
+  const fields: CredentialFields = {};
   const user = str(vars['ansible_user']) ?? str(vars['ansible_ssh_user']);
   if (user) credentials.user = user;
-  const key = str(vars['ansible_ssh_private_key_file']) ?? str(vars['ansible_private_key_file']);
-  if (key) credentials.privateKey = { file: key };
+  const keyVariable = ['ansible_ssh_private_key_file', 'ansible_private_key_file'].find((v) => str(vars[v]));
+  if (keyVariable) {
+    const file = str(vars[keyVariable])!;
+    credentials.privateKey = { file };
+    // A templated path is only known when the run renders it: the transport reports that one.
+    if (!file.includes('{{')) fields.privateKey = keyVariable;
+  }
+  const referenceField = (base: string, ref: SecretRef) => `${base}_${'env' in ref ? 'env' : 'file'}`;
   const password = secretReference(vars, 'ansible_password');
-  if (password) credentials.password = password;
+  if (password) {
+    credentials.password = password;
+    fields.password = referenceField('ansible_password', password);
+  }
   const passphrase = secretReference(vars, 'ansible_ssh_private_key_passphrase');
-  if (passphrase) credentials.passphrase = passphrase;
+  if (passphrase) {
+    credentials.passphrase = passphrase;
+    fields.passphrase = referenceField('ansible_ssh_private_key_passphrase', passphrase);
+  }
   if (Object.keys(credentials).length > 0) host.credentials = credentials;
+  if (Object.keys(fields).length > 0) host.credentialFields = fields;
   const policy = str(vars['kubemix_host_key_policy']);
   if (policy === 'strict' || policy === 'accept-new') host.hostKeyPolicy = policy;
   const windowsVersion = str(vars['kubemix_windows_version']);

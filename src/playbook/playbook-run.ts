@@ -1,6 +1,8 @@
 import { Redactor } from '../engine/redactor.js';
 import { UsageError } from '../errors/index.js';
 import { type TransportFactory, TransportPool } from '../executor/transport-pool.js';
+import { requireUsableCredentials } from '../plan/credential-check.js';
+import { localCredentialLookup } from '../transport/ssh/index.js';
 import type { RunEvent } from '../types/events.js';
 import type { InventoryHost } from '../types/inventory.js';
 import { resolveConnectionSecrets } from './connection-secrets.js';
@@ -65,7 +67,10 @@ export function startRun(options: RunPlaybookOptions, playbook: Playbook): Playb
     options.onEvent?.(redactor.event({ ...event, time: new Date().toISOString() } as RunEvent));
   // The inventory's connection passwords are hidden the same way, from the first event on, and
   // one that cannot be resolved (an unset variable in a lookup) stops the run before it starts.
-  const secrets = resolveConnectionSecrets(targetedHosts(playbook, inventory, options.limit), {
+  const targeted = targetedHosts(playbook, inventory, options.limit);
+  // Key files and password references that do not resolve here: refused before any connection.
+  requireUsableCredentials(targeted, localCredentialLookup);
+  const secrets = resolveConnectionSecrets(targeted, {
     playbookDir: playbook.dir,
   });
   for (const value of secrets.values) redactor.addWhole(value);

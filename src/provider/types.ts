@@ -13,6 +13,8 @@ export interface NodeRequest {
   os: HostOs;
   connection: ConnectionKind;
   credentials?: HostCredentials;
+  /** Where `credentials` was written in the spec (e.g. `nodes.workers.1.credentials`). */
+  credentialsPath?: string;
   windowsVersion?: WindowsVersion;
   vcpus?: number;
   memoryGiB?: number;

@@ -1,5 +1,7 @@
+import { addressRules } from './address-rules.js';
 import { cidrsOverlap, parseCidr } from './cidr.js';
 import { windowsKubeProxySkewRule } from './kube-proxy-skew-rule.js';
+import { libvirtNetworkSizeRule } from './libvirt-network-rule.js';
 import { libvirtRules } from './libvirt-rules.js';
 import { type CrossFieldRule, duplicateNames, generatedNodeName } from './rule-helpers.js';
 import {
@@ -236,7 +238,9 @@ export const CROSS_FIELD_RULES: readonly CrossFieldRule[] = [
   ec2NetworkRule,
   sizingRule,
   libvirtRules,
+  libvirtNetworkSizeRule,
   ...staticHostRules,
+  ...addressRules,
 ];
 
 /** Runs every cross-field rule on a spec as written (any shape; the schema reports shape problems). */

@@ -15,4 +15,5 @@ export {
   type ShortFormOptions,
   shortFormInput,
 } from './short-form.js';
+export { specWarnings } from './spec-warnings.js';
 export { sortIssues, type ValidateOptions, validateSpecInput } from './validate.js';

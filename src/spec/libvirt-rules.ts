@@ -24,6 +24,13 @@ export const libvirtRules: CrossFieldRule = (spec) => {
       message:
         'is required for Windows workers: the Windows Server evaluation ISO (--windows-iso PATH|URL with --windows-iso-sha256); kubemix never downloads one unasked',
     });
+  // Linux guests are reached as root with the cluster key: credentials given for them would be ignored.
+  const ignored =
+    'Linux guests on libvirt are reached as root with the cluster SSH key kubemix makes (in the cluster directory): remove credentials';
+  if (spec.controlPlane.credentials)
+    issues.push({ path: ['nodes', 'controlPlane', 'credentials'], message: ignored });
+  for (const group of spec.workers.filter((g) => g.os === 'linux' && g.credentials))
+    issues.push({ path: ['nodes', 'workers', group.index, 'credentials'], message: ignored });
   for (const group of windowsGroups) {
     if (group.credentials)
       issues.push({

@@ -79,7 +79,7 @@ export function shortFormPath(path: SpecPath, options: ShortFormOptions): string
   if (top === 'nodes' && second === 'workers' && fourth === 'windowsVersion') return flag('windowsVersion');
   if (top === 'nodes' && second === 'workers') return 'computes';
   if (top === 'provider' && second === 'hypervisors' && options.hypervisors)
-    return `${flag('hypervisors')} ${Number(third) + 1}`;
+    return third === undefined ? flag('hypervisors') : `${flag('hypervisors')} ${Number(third) + 1}`;
   if (top === 'provider' && second === 'network') return flag('network');
   const image = IMAGE_OPTIONS.find((o) => top === 'provider' && second === 'images' && third === o.key);
   // The image itself (missing) or its source is the path/URL flag; only its digest is the -sha256 one.
@@ -136,6 +136,13 @@ export function shortFormInput(text: string, options: ShortFormOptions = {}): Cl
       `${plural(windowsWorkers, 'Windows worker')} but the short form has only ${plural(computes, 'compute')}`,
     );
   }
+
+  // Without Windows workers the version would silently apply to nothing.
+  if (options.windowsVersion !== undefined && windowsWorkers === 0)
+    problem(
+      flag('windowsVersion'),
+      `the short form has no Windows workers to give Windows Server ${options.windowsVersion}; add ${flag('windowsWorkers')} N`,
+    );
 
   const hypervisors: NonNullable<Extract<ClusterSpecInput['provider'], { type: 'libvirt' }>['hypervisors']> =
     [];

@@ -26,6 +26,12 @@ export const DEFAULT_WINDOWS_INSTALL_TIMEOUT_MINUTES = 45;
 export const DEFAULT_POD_CIDR = '10.244.0.0/16';
 export const DEFAULT_SERVICE_CIDR = '10.96.0.0/12';
 export const DEFAULT_LIBVIRT_CIDR = '10.0.0.0/24';
+/**
+ * Offset of the first libvirt guest's address in the guest network: offset 1 is the gateway
+ * hypervisor's bridge, 2 to 10 the other hypervisors' bridges, guests take 11, 12... in node order
+ * (src/provider/libvirt/layout.ts), so at most LIBVIRT_FIRST_GUEST_OFFSET - 1 hypervisors get guests.
+ */
+export const LIBVIRT_FIRST_GUEST_OFFSET = 11;
 /** Windows Server version of windows groups that do not name one. */
 export const DEFAULT_WINDOWS_VERSION = '2022';
 

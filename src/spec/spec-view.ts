@@ -36,6 +36,7 @@ export interface HostView {
   group?: string;
   connection?: string;
   address?: string;
+  port?: number;
 }
 
 /** What the cross-field rules look at. */
@@ -45,7 +46,15 @@ export interface SpecView {
   /** `versions:` overrides as written (string values only). */
   versions: Record<string, string>;
   network: { podCIDR?: string; serviceCIDR?: string; vni?: number; port?: number };
-  controlPlane: { count?: number; endpoint?: string; written: boolean; sizing: string[] };
+  controlPlane: {
+    count?: number;
+    endpoint?: string;
+    connection?: string;
+    written: boolean;
+    sizing: string[];
+    /** The control plane gives credentials (any). */
+    credentials: boolean;
+  };
   workers: GroupView[];
   provider: {
     type?: string;
@@ -90,6 +99,7 @@ function hostView(value: unknown, index: number): HostView {
     group: text(host.group),
     connection: text(host.connection),
     address: text(host.address),
+    port: number(host.port),
   };
 }
 
@@ -121,8 +131,10 @@ export function specView(input: unknown): SpecView {
     controlPlane: {
       count: number(controlPlane.count),
       endpoint: text(controlPlane.endpoint),
+      connection: text(controlPlane.connection),
       written: nodes.controlPlane !== undefined,
       sizing: sizingKeys(controlPlane),
+      credentials: controlPlane.credentials !== undefined,
     },
     workers: list(nodes.workers).map((value, index) => {
       const group = record(value);

@@ -15,6 +15,12 @@ export type HostRole = 'control-plane' | 'worker' | 'hypervisor' | 'controller';
  */
 export type SecretRef = { env: string } | { file: string };
 
+/** The parts of {@link HostCredentials} that must resolve on the machine running kubemix. */
+export type CredentialPart = 'privateKey' | 'passphrase' | 'password' | 'agent';
+
+/** Where each credential part was written, by part: a spec path or an inventory variable. */
+export type CredentialFields = Partial<Record<CredentialPart, string>>;
+
 /** Credentials used to log in to a host. Secret parts are references. */
 export interface HostCredentials {
   /** Login user (ssh) or account (winrm). */
@@ -66,6 +72,12 @@ export interface InventoryHost {
   /** Windows Server version, for Windows hosts. */
   windowsVersion?: WindowsVersion;
   credentials?: HostCredentials;
+  /**
+   * Where the user wrote each credential the host logs in with (`provider.hosts.2.credentials.password`,
+   * an inventory's `ansible_password_env`), so a reference that does not resolve is reported at
+   * the field to fix. Absent for credentials kubemix makes itself (the cluster key).
+   */
+  credentialFields?: CredentialFields;
   /** Host-key policy for SSH: strict for user-listed hosts, accept-new for hosts kubemix created. */
   hostKeyPolicy?: 'strict' | 'accept-new';
   /** Extra per-host variables visible to playbooks. */
@@ -79,4 +91,18 @@ export interface InventoryHost {
 /** The address the cluster uses for a host: its node address, else the address kubemix connects to. */
 export function nodeAddressOf(host: Pick<InventoryHost, 'address' | 'nodeAddress'>): string {
   return host.nodeAddress ?? host.address;
+}
+
+/** Where a credentials object was written, as the field of each part it has (spec paths). */
+export function credentialFieldsAt(
+  credentials:
+    | { privateKey?: unknown; passphrase?: unknown; password?: unknown; agent?: unknown }
+    | undefined,
+  base: string,
+): CredentialFields | undefined {
+  if (!credentials) return undefined;
+  const parts = (['privateKey', 'passphrase', 'password', 'agent'] as const).filter(
+    (part) => credentials[part] !== undefined,
+  );
+  return parts.length === 0 ? undefined : Object.fromEntries(parts.map((p) => [p, `${base}.${p}`]));
 }

@@ -373,10 +373,16 @@ describe('kubemix ci', () => {
     const noPassword = await kubemix(['ci', spec, '--cluster-dir', clusterDir, '--out', fresh], {
       [lab.passwordEnv]: '',
     });
-    expect([noPassword.exitCode, noPassword.stderr.trim()]).toEqual([
-      2,
-      `kubemix ci: environment variable ${lab.passwordEnv} is not set`,
-    ]);
+    // One line per group of hosts using it, naming the spec field (src/plan/credential-check.ts).
+    expect(noPassword.exitCode, noPassword.stderr).toBe(2);
+    const lines = noPassword.stderr.trim().split('\n');
+    expect(lines.length).toBeGreaterThan(0);
+    for (const line of lines)
+      expect(line).toMatch(
+        new RegExp(
+          `^hosts? [\\w-]+(, [\\w-]+)*: nodes\\.workers\\.\\d+\\.credentials\\.password: environment variable ${lab.passwordEnv} is empty$`,
+        ),
+      );
     expect(existsSync(fresh)).toBe(false);
     expect(existsSync(clusterDir)).toBe(false);
   });

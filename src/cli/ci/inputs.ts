@@ -4,7 +4,6 @@ import { basename, join } from 'node:path';
 import { stringify } from 'yaml';
 import { readSecrets, secretFragments, writePrivateFile } from '../../engine/index.js';
 import { formatPlan } from '../../plan/index.js';
-import { secretRefs } from '../../provider/static/credential-steps.js';
 import { resolveSecretRef } from '../../transport/ssh/index.js';
 import type { SecretRef } from '../../types/inventory.js';
 import type { Plan } from '../../types/plan.js';
@@ -66,13 +65,4 @@ export async function knownSecretValues(clusterDir: string, plan: Plan): Promise
     for (const fragment of secretFragments(value)) values.add(fragment);
   }
   return [...values];
-}
-
-/**
- * Every credential reference of the plan's hosts resolves (variables set, files readable), checked
- * before kubemix ci creates anything: a missing one is bad input (exit 2), not a failed build
- * followed by a teardown that cannot log in either.
- */
-export async function checkCredentials(plan: Plan): Promise<void> {
-  for (const ref of secretRefs(plan.hosts)) await resolveSecretRef(ref, 'kubemix ci');
 }

@@ -4,9 +4,10 @@ import { parseDuration } from '../../ci/duration.js';
 import { DEFAULT_HISTORY_KEEP } from '../../ci/history.js';
 import { readState, recordsLiveBuild, statePath } from '../../engine/index.js';
 import { EXIT, KubemixError, UsageError } from '../../errors/index.js';
-import { checkCredentials } from '../ci/inputs.js';
+import { hostsConnectedBy } from '../../plan/credential-check.js';
 import { runCi } from '../ci/run-ci.js';
 import { loadClusterContext } from '../cluster-context.js';
+import { refuseUnusableCredentials } from '../credential-findings.js';
 import { intOption, onePositional, SHORT_FORM_HELP } from '../options.js';
 import { parseRunCommand, RUN_HELP, specArguments } from './run-command-args.js';
 
@@ -83,7 +84,8 @@ export async function ciCommand(argv: string[]): Promise<number> {
       { exitCode: EXIT.badInput },
     );
 
-  await checkCredentials(context.upPlan());
+  // Its teardown connects to the hosts too: the build plan's hosts cover both.
+  refuseUnusableCredentials(hostsConnectedBy(context.upPlan()));
 
   return runCi({
     context,

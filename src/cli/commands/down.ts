@@ -8,6 +8,7 @@ import {
   mergeRecordPath,
   removeFromKubeconfig,
 } from '../../kubeconfig/index.js';
+import { hostsConnectedBy } from '../../plan/credential-check.js';
 import { clusterKnownHostsPath } from '../../provider/cluster-key.js';
 import type { Plan } from '../../types/plan.js';
 import {
@@ -16,6 +17,7 @@ import {
   loadClusterContext,
   teardownDir as teardownDirOf,
 } from '../cluster-context.js';
+import { refuseUnusableCredentials } from '../credential-findings.js';
 import { onePositional, SHORT_FORM_HELP } from '../options.js';
 import { out } from '../output.js';
 import { type PlanRunOutcome, type RunFlags, runPlanCommand } from '../run-plan-command.js';
@@ -48,6 +50,7 @@ export async function downCommand(argv: string[]): Promise<number> {
   const context = await loadClusterContext(specArgument, values);
   const purgeImages = values['purge-images'] === true;
   const plan = context.downPlan(await readState(context.clusterDir), { purgeImages });
+  refuseUnusableCredentials(hostsConnectedBy(plan));
   const again = [
     'kubemix',
     'down',

@@ -1,8 +1,10 @@
 import { stringify } from 'yaml';
 import { readState } from '../../engine/index.js';
 import { EXIT, UsageError } from '../../errors/index.js';
+import { hostsConnectedBy } from '../../plan/credential-check.js';
 import { formatPlan } from '../../plan/index.js';
 import { loadClusterContext, withRecordedHosts } from '../cluster-context.js';
+import { warnUnusableCredentials } from '../credential-findings.js';
 import {
   choiceOption,
   onePositional,
@@ -80,6 +82,8 @@ export async function planCommand(argv: string[]): Promise<number> {
   // What `up` and `down` would do now: the state's hosts and recorded resources, when there are some.
   const state = await readState(context.clusterDir);
   const plan = values.down ? context.downPlan(state) : withRecordedHosts(context.upPlan(), state);
+  // What up would refuse, as warnings: the plan may be made on another machine than the build.
+  warnUnusableCredentials(hostsConnectedBy(plan));
   const width = terminalWidth();
   if (format === 'json') out(JSON.stringify(plan, null, 2));
   else if (format === 'yaml') out(stringify(plan, { aliasDuplicateObjects: false }));

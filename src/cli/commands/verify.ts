@@ -1,6 +1,8 @@
 import { readState } from '../../engine/index.js';
 import { EXIT, KubemixError } from '../../errors/index.js';
+import { hostsConnectedBy } from '../../plan/credential-check.js';
 import { loadClusterContext } from '../cluster-context.js';
+import { refuseUnusableCredentials } from '../credential-findings.js';
 import {
   choiceOption,
   onePositional,
@@ -41,6 +43,7 @@ export async function verifyCommand(argv: string[]): Promise<number> {
   const specArgument = onePositional('verify', positionals, 'spec');
   const context = await loadClusterContext(specArgument, values);
   const plan = context.upPlan();
+  refuseUnusableCredentials(hostsConnectedBy(plan, ['verify']));
   const verify = plan.tasks.find((t) => t.name === 'verify');
   const state = await readState(context.clusterDir);
   const missing = (verify?.needs ?? []).filter((name) => state?.tasks[name]?.status !== 'done');

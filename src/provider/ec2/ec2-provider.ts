@@ -1,5 +1,5 @@
 import type { ClusterSpec } from '../../spec/schema.js';
-import type { HostCredentials, InventoryHost } from '../../types/inventory.js';
+import { credentialFieldsAt, type HostCredentials, type InventoryHost } from '../../types/inventory.js';
 import type { PlanStep } from '../../types/plan.js';
 import { cloudInitWaitStep } from '../cloud-init-wait.js';
 import { clusterKeyPath } from '../cluster-key.js';
@@ -61,6 +61,10 @@ export class Ec2Provider implements Provider {
       if (node.os === 'windows' && node.connection === 'winrm')
         host.vars = { ...host.vars, kubemix_password_secret: `${WINDOWS_PASSWORDS_OUTPUT}.${node.name}` };
       if (node.windowsVersion) host.windowsVersion = node.windowsVersion;
+      // Only what the spec gave: the key file is the cluster's own, made by up.
+      const credentialFields =
+        node.credentialsPath && credentialFieldsAt(node.credentials, node.credentialsPath);
+      if (credentialFields) host.credentialFields = credentialFields;
       return host;
     });
     const args = { spec, keyFile };

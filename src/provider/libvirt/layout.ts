@@ -3,9 +3,10 @@ import { addressInCidr } from '../../spec/cidr.js';
 import {
   type ClusterSpec,
   DEFAULT_WINDOWS_VERSION,
+  LIBVIRT_FIRST_GUEST_OFFSET as FIRST_GUEST_OFFSET,
   type LibvirtProvider as LibvirtSpec,
 } from '../../spec/schema.js';
-import type { InventoryHost, JumpHost } from '../../types/inventory.js';
+import { credentialFieldsAt, type InventoryHost, type JumpHost } from '../../types/inventory.js';
 import type { NodeRequest, ProviderContext } from '../types.js';
 import type { GuestDefinition } from './guest.js';
 import { GUEST_BUILDERS, type GuestInput } from './guest-os.js';
@@ -29,11 +30,6 @@ export const DEFAULT_LIBVIRT_URI = 'qemu:///system';
  * steps a guest delegates to it.
  */
 export const HYPERVISOR_URI = '{{ libvirt_uri }}';
-/**
- * Guests' first address in the network: .1 is the gateway hypervisor's, the next ones the other
- * hypervisors' bridges (so at most FIRST_GUEST_OFFSET - 1 hypervisors get guests).
- */
-const FIRST_GUEST_OFFSET = 11;
 /** Sizes of guests whose group gives none (kubeadm's minimum is 2 CPUs and 2 GB for a controller). */
 const DEFAULT_SIZE = {
   linux: { vcpus: 2, memoryGiB: 2, diskGiB: 20 },
@@ -51,7 +47,7 @@ const isLocal = (address: string) => address === 'localhost' || address === '127
  * their host keys checked strictly (against provider.knownHosts when the spec gives one).
  */
 export function hypervisorHosts(provider: LibvirtSpec): InventoryHost[] {
-  return provider.hypervisors.map((hv) => {
+  return provider.hypervisors.map((hv, index) => {
     const local = isLocal(hv.address);
     const host: InventoryHost = {
       name: hv.name,
@@ -64,6 +60,8 @@ export function hypervisorHosts(provider: LibvirtSpec): InventoryHost[] {
     };
     if (!local) host.port = hv.port ?? 22;
     if (hv.credentials) host.credentials = hv.credentials;
+    const credentialFields = credentialFieldsAt(hv.credentials, `provider.hypervisors.${index}.credentials`);
+    if (credentialFields && !local) host.credentialFields = credentialFields;
     host.vars = {
       libvirt_uri: hv.uri ?? provider.uri ?? DEFAULT_LIBVIRT_URI,
       ...(!local && provider.knownHosts ? { kubemix_known_hosts: [provider.knownHosts] } : {}),

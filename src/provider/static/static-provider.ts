@@ -1,17 +1,16 @@
 import { kubeletArgVars } from '../../spec/kubelet-args.js';
 import type { ClusterSpec, WorkerGroup } from '../../spec/schema.js';
-import type { ConnectionKind, InventoryHost } from '../../types/inventory.js';
+import { type ConnectionKind, credentialFieldsAt, type InventoryHost } from '../../types/inventory.js';
 import { LOCALHOST } from '../localhost.js';
 import { defaultPort, groupConnection } from '../node-defaults.js';
 import type { NodeRequest, Provider, ProviderContext, ProviderPlan, ProviderTeardown } from '../types.js';
-import { credentialPreflightSteps } from './credential-steps.js';
 
 type StaticSpec = ClusterSpec & { provider: { type: 'static' } };
 
 /** The user's machines, matched to node groups. User-listed hosts are strict about host keys. */
 function staticHosts(spec: StaticSpec): InventoryHost[] {
   const groups = new Map<string, WorkerGroup>(spec.nodes.workers.map((g) => [g.name, g]));
-  return spec.provider.hosts.map((listed) => {
+  return spec.provider.hosts.map((listed, index) => {
     const group = groups.get(listed.group);
     const isControlPlane = listed.group === 'control-plane';
     const os = group?.os ?? 'linux';
@@ -20,6 +19,12 @@ function staticHosts(spec: StaticSpec): InventoryHost[] {
       (isControlPlane ? spec.nodes.controlPlane.connection : group ? groupConnection(group) : 'ssh');
     const credentials =
       listed.credentials ?? (isControlPlane ? spec.nodes.controlPlane.credentials : group?.credentials);
+    // Where those credentials were written, so a reference that does not resolve names its field.
+    const credentialsPath = listed.credentials
+      ? `provider.hosts.${index}.credentials`
+      : isControlPlane
+        ? 'nodes.controlPlane.credentials'
+        : `nodes.workers.${spec.nodes.workers.findIndex((g) => g.name === listed.group)}.credentials`;
     const host: InventoryHost = {
       name: listed.name,
       address: listed.address,
@@ -32,6 +37,8 @@ function staticHosts(spec: StaticSpec): InventoryHost[] {
     const port = listed.port ?? defaultPort(connection);
     if (port !== undefined) host.port = port;
     if (credentials) host.credentials = credentials;
+    const credentialFields = credentialFieldsAt(credentials, credentialsPath);
+    if (credentialFields) host.credentialFields = credentialFields;
     if (spec.provider.knownHosts && connection === 'ssh')
       // A list: the spec's one path may hold spaces (a string is OpenSSH's space-separated list).
       host.vars = { kubemix_known_hosts: [spec.provider.knownHosts] };
@@ -45,8 +52,8 @@ function staticHosts(spec: StaticSpec): InventoryHost[] {
 
 /**
  * Existing machines the user lists: nothing to create and nothing to destroy (`down` resets them
- * with the cleanup task; they are not kubemix's to remove). prepare-provider checks, on the
- * machine running kubemix, that every credential reference resolves before any host is touched.
+ * with the cleanup task; they are not kubemix's to remove). Every credential reference is checked
+ * when the plan is made, before anything is touched (src/plan/credential-check.ts).
  */
 export class StaticProvider implements Provider {
   readonly type = 'static' as const;
@@ -58,9 +65,10 @@ export class StaticProvider implements Provider {
       providerHosts: [],
       nodes,
       prepare: {
-        description: 'Check the listed machines and every credential reference before touching a host',
+        // Their credentials were checked when the plan was made (src/plan/credential-check.ts).
+        description: 'Nothing to prepare: the machines are listed in the spec',
         hosts: [LOCALHOST],
-        steps: credentialPreflightSteps(nodes),
+        steps: [],
       },
       // Listed machines should answer now.
       waitTimeoutSec: 120,

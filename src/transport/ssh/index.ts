@@ -10,7 +10,7 @@ export {
   verifyHostKey,
 } from './known-hosts.js';
 export type { SshTransportOptions } from './resolve-options.js';
-export { resolveSecretRef, type SecretInput } from './secrets.js';
+export { localCredentialLookup, resolveSecretRef, type SecretInput, secretRefProblem } from './secrets.js';
 export {
   defaultSshConfigPath,
   type JumpSpec,

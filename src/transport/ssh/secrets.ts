@@ -1,3 +1,4 @@
+import { accessSync, constants, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { SecretRefError } from '../../errors/index.js';
@@ -38,3 +39,38 @@ export async function resolveSecret(input: SecretInput, what: string): Promise<B
   if (Buffer.isBuffer(input)) return input;
   return resolveSecretRef(input, what);
 }
+
+const FILE_PROBLEMS: Record<string, string> = {
+  ENOENT: 'no such file',
+  EACCES: 'permission denied',
+  EISDIR: 'a directory',
+  ENOTDIR: 'a parent is not a directory',
+};
+
+/**
+ * Why a reference cannot be resolved on this machine (a variable unset or empty, a file missing
+ * or unreadable), or undefined when it can: the check {@link resolveSecretRef} would fail on,
+ * made before anything connects. Never reads a variable's value into the answer.
+ */
+export function secretRefProblem(ref: SecretRef): string | undefined {
+  if ('env' in ref) {
+    const value = process.env[ref.env];
+    if (value === undefined) return `environment variable ${ref.env} is not set`;
+    return value === '' ? `environment variable ${ref.env} is empty` : undefined;
+  }
+  const path = ref.file === '~' ? homedir() : ref.file.replace(/^~\//, `${homedir()}/`);
+  try {
+    accessSync(path, constants.R_OK);
+    if (statSync(path).isDirectory()) return `cannot read file ${ref.file} (a directory)`;
+    return undefined;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? 'error';
+    return `cannot read file ${ref.file} (${FILE_PROBLEMS[code] ?? code})`;
+  }
+}
+
+/** This machine as the credential check sees it (src/plan/credential-check.ts). */
+export const localCredentialLookup = {
+  refProblem: secretRefProblem,
+  hasSshAgent: () => Boolean(process.env['SSH_AUTH_SOCK']),
+};
