@@ -30,6 +30,11 @@ export class TransportPool {
   /** Connects not yet settled: closeAll does not wait for them. */
   private readonly connecting = new Set<Promise<Transport>>();
 
+  /**
+   * Set once closeAll() has closed what was open: a connect still under way then (a stopped run)
+   * ends after the run has told its end, and is not reported.
+   */
+  private closed = false;
   /** The observed transports by host, to report a reuse without waiting for a promise. */
   private readonly observed = new Map<string, ObservedTransport>();
 
@@ -50,7 +55,9 @@ export class TransportPool {
       this.observed.delete(host.name);
       return transport;
     }
-    const observed = new ObservedTransport(transport, this.onConnection);
+    const observed = new ObservedTransport(transport, (report) => {
+      if (!this.closed) this.onConnection?.(report);
+    });
     this.observed.set(host.name, observed);
     return observed;
   }
@@ -112,5 +119,6 @@ export class TransportPool {
         return this.connecting.has(pending) ? undefined : closed;
       }),
     );
+    this.closed = true;
   }
 }
