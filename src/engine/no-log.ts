@@ -37,8 +37,9 @@ export function hiddenCommandOf(module: string): string {
  * and the module's own message (an AWS error code and message, "non-zero return code", a thrown
  * error); every secret the run knows is replaced, and so is every secret-looking fragment of the
  * step's own `output` (its stdout, registered data), which is never shown: a module message that
- * quotes the output (assert, fail) cannot leak it. The output's stderr is not counted: that is
- * where a program writes the error being shown, and its own text is not what no_log protects.
+ * quotes the output (assert, fail) cannot leak it. The output's stderr is not counted: where the
+ * message is that stderr (a command that could not start), blanking it would hide the very error;
+ * the secrets the run knows are still replaced in it.
  */
 export function hiddenFailureReason(error: string, output: unknown, redactor: Redactor): string {
   const own = new Redactor();
