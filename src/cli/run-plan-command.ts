@@ -33,6 +33,8 @@ export interface RunFlags {
   logFormat: 'text' | 'json';
   /** Record provider resources in this cluster directory's state (down: the build's). */
   ledgerDir?: string;
+  /** -v, -vv, -vvv: 0 to 3. */
+  verbosity?: number;
   /** More subscribers of the run's events (the CI report). */
   listeners?: RunEventListener[];
   /** The caller's stop signal; without one, the run stops on Ctrl-C / SIGTERM itself. */
@@ -102,6 +104,7 @@ export async function runPlanCommand(
     logPath,
     ...(flags.listeners ? { listeners: flags.listeners } : {}),
     ...(flags.signal ? { signal: flags.signal } : {}),
+    ...(flags.verbosity ? { verbosity: flags.verbosity } : {}),
   });
   let summary: RunSummary;
   try {

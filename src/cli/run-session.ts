@@ -4,6 +4,7 @@ import { ensurePrivateDir, PRIVATE_FILE_MODE } from '../fs/private-files.js';
 import type { RunEvent, RunEventListener } from '../types/events.js';
 import { err, isInteractive, out } from './output.js';
 import { formatEventJson, formatEventLine } from './render/line-log.js';
+import { verboseListener } from './verbose-lines.js';
 
 /** What a running command gets: where to send events, and the Ctrl-C signal to pass down. */
 export interface RunSession {
@@ -15,8 +16,8 @@ export interface RunSession {
 
 /**
  * Sets up the subscribers of a run (engine or playbook): a listr2 task list on a terminal, plain
- * lines otherwise (or under CI), JSON lines with --log-format json, plus an optional JSON-lines
- * log file and any `listeners` the caller adds (the CI report); and turns the first Ctrl-C /
+ * lines otherwise (or under CI), either with what -v/-vv/-vvv add; JSON lines with --log-format
+ * json; plus an optional JSON-lines log file and any `listeners` the caller adds (the CI report); and turns the first Ctrl-C /
  * SIGTERM into an abort of the run, unless the caller passes its own `signal` (then the caller
  * owns Ctrl-C and SIGTERM, as `kubemix ci` does across its build and teardown).
  */
@@ -25,7 +26,10 @@ export async function startRunSession(options: {
   logPath?: string;
   listeners?: RunEventListener[];
   signal?: AbortSignal;
+  /** -v, -vv, -vvv: 0 to 3 (text output only; the JSON lines carry every event anyway). */
+  verbosity?: number;
 }): Promise<RunSession> {
+  const verbosity = options.logFormat === 'text' ? (options.verbosity ?? 0) : 0;
   const listeners: RunEventListener[] = [...(options.listeners ?? [])];
   let log: WriteStream | undefined;
   if (options.logPath) {
@@ -40,13 +44,16 @@ export async function startRunSession(options: {
   } else if (isInteractive()) {
     // listr2 loads only when there is a terminal to draw on.
     const { createTaskList } = await import('./render/task-list.js');
-    const list = createTaskList();
+    // Verbose lines go under their task's row: printed beside the list they would tear it.
+    const list = createTaskList({ verbosity });
     listeners.push(list.listener);
     taskList = list.finished;
   } else {
+    const verbose = verboseListener(verbosity, out);
     listeners.push((event) => {
       const line = formatEventLine(event);
       if (line) out(line);
+      verbose?.(event);
     });
   }
 

@@ -1,4 +1,5 @@
 import type { CommandResult } from '../types/command-result.js';
+import { Redactor } from './redactor.js';
 
 /**
  * What a no_log step shows instead of its result, in Ansible's words (ansible-core
@@ -19,14 +20,39 @@ export function hiddenResult(result: CommandResult): CommandResult {
   return { ...result, command: HIDDEN_COMMAND, stdout: '', stderr: '' };
 }
 
-/** Why a no_log step failed, without its output or message: how it ended, then Ansible's notice. */
-export function hiddenFailureReason(result: CommandResult | undefined): string {
-  const ended = result?.timedOut
-    ? 'timed out'
-    : result?.signal
-      ? `killed by ${result.signal}`
-      : result?.exitCode !== null && result?.exitCode !== undefined
-        ? `exit code ${result.exitCode}`
-        : 'failed';
-  return `${ended}: ${NO_LOG_MESSAGE}`;
+/** How a no_log step's failure report ends: why there is no output to read. */
+export const NO_LOG_FAILURE_NOTE = 'output hidden by no_log';
+
+/**
+ * The command a no_log step's failure report names: the module (`shell`, `ec2_instances`), never
+ * the command line, which may carry a secret variable the redactor has never seen.
+ */
+export function hiddenCommandOf(module: string): string {
+  return `${module} ${HIDDEN_COMMAND}`;
+}
+
+/**
+ * Why a no_log step failed, as the terminal, `status` and the event log show it, for `kubemix
+ * up` and `kubemix run` alike: `no_log` hides secrets, never the error. `error` is how it ended
+ * and the module's own message (an AWS error code and message, "non-zero return code", a thrown
+ * error); every secret the run knows is replaced, and so is every secret-looking fragment of the
+ * step's own `output` (its stdout, registered data), which is never shown: a module message that
+ * quotes the output (assert, fail) cannot leak it. The output's stderr is not counted: where the
+ * message is that stderr (a command that could not start), blanking it would hide the very error;
+ * the secrets the run knows are still replaced in it.
+ */
+export function hiddenFailureReason(error: string, output: unknown, redactor: Redactor): string {
+  const own = new Redactor();
+  own.add(withoutStderr(output));
+  return `${redactor.text(own.text(error))} (${NO_LOG_FAILURE_NOTE})`;
+}
+
+function withoutStderr(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutStderr);
+  if (typeof value !== 'object' || value === null) return value;
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([key]) => !key.startsWith('stderr'))
+      .map(([key, inner]) => [key, withoutStderr(inner)]),
+  );
 }

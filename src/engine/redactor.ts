@@ -92,6 +92,8 @@ export class Redactor {
       case 'host-unreachable':
       case 'step-progress':
         return { ...event, message: this.text(event.message) };
+      case 'connection':
+        return event.message === undefined ? event : { ...event, message: this.text(event.message) };
       case 'task-end':
         return event.error === undefined ? event : { ...event, error: this.text(event.error) };
       case 'run-end':

@@ -5,6 +5,7 @@ import type { RunEvent, RunStatus } from '../types/events.js';
 import type { InventoryHost } from '../types/inventory.js';
 import type { Plan } from '../types/plan.js';
 import type { ProvisionLedger } from '../types/provision.js';
+import type { ConnectionReport } from '../types/transport.js';
 import { Limiter } from './limiter.js';
 import { acquireLock } from './lock.js';
 import { moduleStepExecutor } from './module-step-executor.js';
@@ -60,7 +61,9 @@ export async function runPlan(options: RunPlanOptions): Promise<RunSummary> {
   const selection = selectTasks(graph, options);
 
   const lock = await acquireLock(options.clusterDir);
-  const pool = new TransportPool(options.transports);
+  // Connection reports become events once the run has its emitter (and redactor): see execute.
+  const connections: ConnectionSink = {};
+  const pool = new TransportPool(options.transports, (report) => connections.emit?.(report));
   const aborter = new AbortController();
   const onAbort = () => aborter.abort();
   if (options.signal?.aborted) aborter.abort();
@@ -68,7 +71,17 @@ export async function runPlan(options: RunPlanOptions): Promise<RunSummary> {
   const listener: ListenerTrap = {};
   let summary: RunSummary;
   try {
-    summary = await execute({ options, forks, graph, hosts, selection, pool, aborter, listener });
+    summary = await execute({
+      options,
+      forks,
+      graph,
+      hosts,
+      selection,
+      pool,
+      connections,
+      aborter,
+      listener,
+    });
   } finally {
     options.signal?.removeEventListener('abort', onAbort);
     await pool.closeAll();
@@ -83,6 +96,11 @@ interface ListenerTrap {
   error?: { value: unknown };
 }
 
+/** Where the pool's connection reports go, set once the run can emit events. */
+interface ConnectionSink {
+  emit?: (report: ConnectionReport) => void;
+}
+
 interface ExecuteContext {
   options: RunPlanOptions;
   forks: number;
@@ -90,6 +108,7 @@ interface ExecuteContext {
   hosts: Map<string, InventoryHost>;
   selection: Selection;
   pool: TransportPool;
+  connections: ConnectionSink;
   aborter: AbortController;
   listener: ListenerTrap;
 }
@@ -127,6 +146,8 @@ async function execute(run: ExecuteContext): Promise<RunSummary> {
       run.listener.error ??= { value: error };
     }
   };
+
+  run.connections.emit = (report) => emit({ type: 'connection', ...report });
 
   const { done, redo, changedTasks } = resumePoint(plan, graph, previous, selection.redo);
   for (const name of redo) if (previous?.tasks[name]) recorder.setTask(name, { status: 'pending' });
@@ -223,6 +244,8 @@ async function execute(run: ExecuteContext): Promise<RunSummary> {
     abort: () => aborter.abort(),
   });
 
+  // Closed here, not only after the run, so the connections' closing is told before run-end.
+  await run.pool.closeAll();
   const finishedAt = now();
   let status: RunStatus = 'succeeded';
   if (aborter.signal.aborted && [...selection.selected].some((name) => !done.has(name)))

@@ -9,7 +9,7 @@ import type { Plan, PlanStep, PlanTask } from '../types/plan.js';
 import type { ProvisionLedger } from '../types/provision.js';
 import { decisiveResult, describeFailure, formatStepFailure, tailLines } from './failure.js';
 import { lineBuffer } from './line-buffer.js';
-import { hiddenFailureReason, hiddenResult } from './no-log.js';
+import { hiddenCommandOf, hiddenFailureReason, hiddenResult } from './no-log.js';
 import { registeredValue } from './outputs.js';
 import type { Redactor } from './redactor.js';
 import type { StepExecutor, StepFailure, StepRequest, TemplateRenderer } from './types.js';
@@ -211,13 +211,19 @@ function shown(ctx: StepRunContext, result: CommandResult): CommandResult {
 
 function fail(ctx: StepRunContext, raw: CommandResult, outcome: ModuleRunResult | undefined): StepRunResult {
   const { task, host, step } = ctx;
-  const result = shown(ctx, raw);
-  // A no_log step's module message may quote its output (assert, fail): only how it ended is told.
+  const result = step.secret
+    ? { ...shown(ctx, raw), command: hiddenCommandOf(step.module) }
+    : shown(ctx, raw);
+  // Without an outcome the step never ran (its args did not render, the executor threw): stderr
+  // holds that error, not output.
+  const error = outcome ? describeFailure(outcome, raw) : raw.stderr || 'failed';
   const reason = step.secret
-    ? hiddenFailureReason(raw)
-    : outcome
-      ? describeFailure(outcome, raw)
-      : raw.stderr || 'failed';
+    ? hiddenFailureReason(
+        error,
+        [outcome?.data ?? {}, ...(outcome?.results ?? []).map((r) => r.stdout)],
+        ctx.redactor,
+      )
+    : error;
   const stderrTail = tailLines(result.stderr);
   const failure: StepFailure = {
     task: task.name,
@@ -225,7 +231,8 @@ function fail(ctx: StepRunContext, raw: CommandResult, outcome: ModuleRunResult 
     step: step.name,
     command: result.command,
     exitCode: result.exitCode,
-    stderrTail: outcome ? stderrTail : ctx.redactor.text(reason),
+    // A no_log step's stderr stays hidden: its redacted error stands in, as for a step that never ran.
+    stderrTail: outcome && !step.secret ? stderrTail : ctx.redactor.text(reason),
     ...(outcome?.inputError ? { inputError: true } : {}),
   };
   const message = ctx.redactor.text(

@@ -1,4 +1,4 @@
-import type { ExecRequest, GetRequest, PutRequest, Transport } from '../transport/types.js';
+import type { ConnectionDetail, ExecRequest, GetRequest, PutRequest, Transport } from '../transport/types.js';
 import type { CommandResult } from '../types/command-result.js';
 import { failedResult } from '../types/command-result.js';
 
@@ -36,6 +36,10 @@ export class LazyTransport implements Transport {
     return this.inner
       ? this.inner.get(request)
       : Promise.resolve(failedResult(`get ${request.remotePath}`, 'not connected', 0, this.host));
+  }
+
+  connectionDetail(): ConnectionDetail | undefined {
+    return this.inner?.connectionDetail?.();
   }
 
   async close(): Promise<void> {

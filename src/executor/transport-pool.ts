@@ -1,5 +1,6 @@
-import type { Transport } from '../transport/types.js';
+import type { ConnectionReport, Transport } from '../transport/types.js';
 import type { InventoryHost } from '../types/inventory.js';
+import { ObservedTransport } from './observed-transport.js';
 
 /**
  * Secrets of one host's connection that kubemix already holds: passwords an Ansible inventory
@@ -29,13 +30,44 @@ export class TransportPool {
   /** Connects not yet settled: closeAll does not wait for them. */
   private readonly connecting = new Set<Promise<Transport>>();
 
-  constructor(private readonly factory: TransportFactory) {}
+  /**
+   * Set once closeAll() has closed what was open: a connect still under way then (a stopped run)
+   * ends after the run has told its end, and is not reported.
+   */
+  private closed = false;
+  /** The observed transports by host, to report a reuse without waiting for a promise. */
+  private readonly observed = new Map<string, ObservedTransport>();
+
+  /**
+   * @param onConnection told when an SSH or WinRM connection opens, is reused by a later get(),
+   *   closes or fails to open, with where and how it connects (the engine emits `connection`
+   *   events from it, which -vvv shows). Local hosts report nothing.
+   */
+  constructor(
+    private readonly factory: TransportFactory,
+    private readonly onConnection?: (report: ConnectionReport) => void,
+  ) {}
+
+  /** The factory's transport, observed when someone listens and it has a wire. */
+  private make(host: InventoryHost): Transport {
+    const transport = this.factory(host);
+    if (!this.onConnection || transport.kind === 'local') {
+      this.observed.delete(host.name);
+      return transport;
+    }
+    const observed = new ObservedTransport(transport, (report) => {
+      if (!this.closed) this.onConnection?.(report);
+    });
+    this.observed.set(host.name, observed);
+    return observed;
+  }
 
   /** The host's transport, connecting once. A failed connect is forgotten so the next call retries. */
   get(host: InventoryHost): Promise<Transport> {
     let pending = this.open.get(host.name);
+    if (pending) this.observed.get(host.name)?.reused();
     if (!pending) {
-      const transport = this.factory(host);
+      const transport = this.make(host);
       const connecting = transport.connect().then(() => transport);
       pending = connecting;
       this.connecting.add(connecting);
@@ -62,7 +94,7 @@ export class TransportPool {
     // machine it then made again): that transport is closed, not left open beside the new one.
     const previous = this.open.get(host.name);
     if (previous) void previous.then((t) => t.close()).catch(() => undefined);
-    const transport = this.factory(host);
+    const transport = this.make(host);
     this.open.set(host.name, Promise.resolve(transport));
     return transport;
   }
@@ -87,5 +119,6 @@ export class TransportPool {
         return this.connecting.has(pending) ? undefined : closed;
       }),
     );
+    this.closed = true;
   }
 }

@@ -81,7 +81,7 @@ export function startRun(options: RunPlaybookOptions, playbook: Playbook): Playb
     inventory,
     extraVars: options.extraVars ?? {},
     forks: options.forks ?? 5,
-    pool: options.pool ?? new TransportPool(transports),
+    pool: options.pool ?? new TransportPool(transports, (report) => emit({ type: 'connection', ...report })),
     redactor,
     emit,
     stats: {},

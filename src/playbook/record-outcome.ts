@@ -1,4 +1,5 @@
-import { hiddenResult, NO_LOG_MESSAGE } from '../engine/no-log.js';
+import { hiddenFailureReason, hiddenResult, NO_LOG_MESSAGE } from '../engine/no-log.js';
+import type { Redactor } from '../engine/redactor.js';
 import type { InventoryHost } from '../types/inventory.js';
 import type { TaskOutcome } from './execute-task-types.js';
 import { dropHost, type PlayRun } from './playbook-run.js';
@@ -82,8 +83,18 @@ export function recordOutcome(
     status: outcome.status,
     ignored: outcome.ignored,
   };
-  const msg = task.noLog ? NO_LOG_MESSAGE : outcome.msg;
-  if (msg !== undefined) rec.msg = redactor.text(msg);
+  const msg = shownMessage(task, outcome, redactor);
+  if (msg !== undefined) rec.msg = msg;
   if (outcome.registered['skipped'] !== true && task.delegateTo) rec.delegatedTo = task.delegateTo;
   run.records.push(rec);
+}
+
+/**
+ * A task outcome's message as records and events may show it, redacted: a no_log task's output
+ * stays hidden, but when it failed, its error is told (see hiddenFailureReason).
+ */
+export function shownMessage(task: Task, outcome: TaskOutcome, redactor: Redactor): string | undefined {
+  if (!task.noLog) return outcome.msg === undefined ? undefined : redactor.text(outcome.msg);
+  if (!outcome.failed) return NO_LOG_MESSAGE;
+  return hiddenFailureReason(outcome.msg ?? 'failed', outcome.registered, redactor);
 }

@@ -1,4 +1,3 @@
-import { NO_LOG_MESSAGE } from '../engine/no-log.js';
 import { THROTTLE_NOT_INTEGER, Throttle, throttleValue } from '../engine/throttle.js';
 import { renderValue } from '../template/index.js';
 import type { InventoryHost } from '../types/inventory.js';
@@ -6,7 +5,7 @@ import { hostScope, hostvarsOf } from './host-scope.js';
 import { mapLimit } from './map-limit.js';
 import { withPlayKeywords } from './play-keywords.js';
 import type { PlayRun } from './playbook-run.js';
-import { recordOutcome } from './record-outcome.js';
+import { recordOutcome, shownMessage } from './record-outcome.js';
 import { runOnHost } from './run-on-host.js';
 import { syntheticFailure } from './synthetic-failure.js';
 import type { Task } from './types.js';
@@ -42,7 +41,8 @@ export async function runTask(playRun: PlayRun, task: Task, targets: InventoryHo
       if (options.signal?.aborted) return;
       emit({ type: 'step-start', task: task.name, host: host.name, step: task.name, attempt: 1 });
       const outcome = await runOnHost(run, effective, host, vars);
-      if (outcome.failed && !outcome.ignored) firstError ??= `${host.name}: ${outcome.msg ?? 'failed'}`;
+      if (outcome.failed && !outcome.ignored)
+        firstError ??= `${host.name}: ${shownMessage(effective, outcome, run.redactor) ?? 'failed'}`;
       recordOutcome(playRun, effective, host, outcome, task.runOnce ? targets : [host]);
     } finally {
       release();
@@ -52,9 +52,7 @@ export async function runTask(playRun: PlayRun, task: Task, targets: InventoryHo
     type: 'task-end',
     task: task.name,
     status: firstError ? 'failed' : 'done',
-    ...(firstError
-      ? { error: task.noLog ? `${firstError.split(':')[0]}: ${NO_LOG_MESSAGE}` : firstError }
-      : {}),
+    ...(firstError ? { error: firstError } : {}),
     durationMs: Date.now() - taskStarted,
   });
 }

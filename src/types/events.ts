@@ -1,4 +1,5 @@
 import type { CommandResult } from './command-result.js';
+import type { ConnectionReport } from './transport.js';
 
 /** How a run ended. */
 export type RunStatus = 'succeeded' | 'failed' | 'stopped' | 'interrupted';
@@ -64,6 +65,11 @@ export type RunEvent =
       result: CommandResult;
     })
   | (EventBase & { type: 'host-unreachable'; task: string; host: string; message: string })
+  /**
+   * A host's SSH or WinRM connection opened, was reused by a task, closed, or could not be opened,
+   * with where and how it connects (never a secret: see ConnectionDetail). Shown by -vvv.
+   */
+  | (EventBase & { type: 'connection' } & ConnectionReport)
   | (EventBase & {
       type: 'task-end';
       task: string;

@@ -41,6 +41,37 @@ export interface GetRequest {
 }
 
 /**
+ * How a transport reaches its host, for `-vvv` and the event log (Ansible's connection detail).
+ * Never a secret: a key is named by where it came from (`file /root/.ssh/id_ed25519`), a password
+ * by the word `password`.
+ */
+export interface ConnectionDetail {
+  transport: 'ssh' | 'winrm';
+  address: string;
+  port: number;
+  user: string;
+  /** Authentication, in the order it is tried: `key file /path`, `agent /socket`, `password`, `ntlm`... */
+  auth: string[];
+  /** How the host is checked: SSH host-key policy and files; WinRM scheme and certificate check. */
+  hostCheck: string;
+  /** Jump hosts in front of it, first hop first (`user@address:port`). */
+  via?: string[];
+}
+
+/** What happened to a host's connection: opened, reused by a task, closed, or could not be opened. */
+export type ConnectionState = 'opened' | 'reused' | 'closed' | 'failed';
+
+/** A connection report, as the transport pool makes it and the engine emits it (`connection` events). */
+export interface ConnectionReport {
+  host: string;
+  state: ConnectionState;
+  /** Where and how (none when the transport never got as far as resolving it). */
+  detail?: ConnectionDetail;
+  /** Why a connect failed. */
+  message?: string;
+}
+
+/**
  * One interface for every wire (local processes, SSH, WinRM). exec/put/get never throw for a
  * failure of the command itself: they return a CommandResult with failed=true. connect() throws
  * a ConnectionError when the host cannot be reached.
@@ -54,4 +85,6 @@ export interface Transport {
   put(request: PutRequest): Promise<CommandResult>;
   get(request: GetRequest): Promise<CommandResult>;
   close(): Promise<void>;
+  /** Where and how it connects (once it has resolved that: after connect() began); none for local. */
+  connectionDetail?(): ConnectionDetail | undefined;
 }

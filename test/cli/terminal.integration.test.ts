@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs';
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { testTempDir } from '../helpers/temp.js';
 import { openTerminal } from '../helpers/terminal.js';
 import { cliPath, repoRoot, runCli, tempHome } from './run-cli.js';
 
@@ -106,6 +107,31 @@ describe('kubemix run on a terminal', () => {
       );
       expect(screen).not.toMatch(/✔ Import the images/);
       expect(screen).toMatch(/✔ Only on web1 \[\d+\.\ds; 2 skipped\]/);
+    } finally {
+      await terminal.close();
+    }
+  });
+  it('-vv: each step result and command appear under the row of its own task, not above the list', async () => {
+    const dir = await testTempDir('terminal-verbose');
+    await writeFile(join(dir, 'inventory.yml'), 'all:\n  hosts:\n    h1: { ansible_connection: local }\n');
+    await writeFile(
+      join(dir, 'play.yml'),
+      '- hosts: h1\n  tasks:\n    - name: greet\n      command: echo hello-from-h1\n    - name: second\n      command: echo second-line\n',
+    );
+    const terminal = await inTerminal(
+      ['run', join(dir, 'play.yml'), '-i', join(dir, 'inventory.yml'), '-vv'],
+      { KUBEMIX_HOME: tempHome() },
+    );
+    try {
+      expect(await terminal.exit()).toEqual({ status: 0 });
+      const screen = await terminal.screen();
+      // Row, then its lines (listr2's output bar: `›` before the first), then the next row.
+      expect(screen).toMatch(
+        /^✔ greet \[[\d.]+s\]\n +› h1 greet: changed, exit code 0\n +ran: echo hello-from-h1\n +stdout\| hello-from-h1\n✔ second /m,
+      );
+      expect(screen).toMatch(
+        /^✔ second \[[\d.]+s\]\n +› h1 second: changed, exit code 0\n +ran: echo second-line$/m,
+      );
     } finally {
       await terminal.close();
     }

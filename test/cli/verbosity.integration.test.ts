@@ -58,3 +58,25 @@ describe('-v, -vv, -vvv', () => {
     expect(vvv.stdout).toMatch(/^ +h1 stdout\| hello-from-h1$/m);
   });
 });
+
+describe('kubemix ci with -v, -vv, -vvv', () => {
+  // One node whose SSH port refuses connections: the build fails at wait-for-hosts, the teardown
+  // at cleanup, fast and without a cluster; what matters here is what ci prints on the way.
+  const spec = 'fixtures/cli/unreachable-static.yaml';
+  const ci = (flags: string[]) => {
+    const home = tempHome();
+    return runCli(['ci', spec, '--out', join(home, 'out'), ...flags], { home });
+  };
+
+  it('passes the level to the build and the teardown: each SSH connection attempt (where, as whom, how) at -vvv only', async () => {
+    // Nothing runs a step here (the static provider prepares nothing): below -vvv, no detail.
+    for (const flags of [[], ['-v'], ['-vv']]) expect((await ci(flags)).stdout).not.toMatch(/ ssh: /);
+
+    const vvv = await ci(['-vvv']);
+    // The build's wait-for-hosts and the teardown's cleanup each try node-1 once.
+    const attempts = vvv.stdout.match(
+      /^ +node-1 ssh: cannot connect \S+@127\.0\.0\.1:1 \(auth: [^;]+; host key strict \(known_hosts [^)]+\)\): .*connection refused/gm,
+    );
+    expect(attempts?.length).toBe(2);
+  });
+});

@@ -227,12 +227,62 @@ describe('secrets derived from secret outputs', () => {
         task: 'init',
         host: 'localhost',
         step: 'init',
-        command: '<hidden by no_log>',
+        command: 'shell <hidden by no_log>',
         exitCode: 3,
-        stderrTail: '',
+        stderrTail: 'exit code 3: non-zero return code (output hidden by no_log)',
       },
     ]);
-    expect(summary.error).toContain('exit code 3: the output has been hidden');
+    expect(summary.error).toContain('exit code 3: non-zero return code (output hidden by no_log)');
     expect(JSON.stringify(events.events)).not.toContain(KEY);
+  });
+});
+
+describe('a failed no_log step', () => {
+  it('tells its error (the provider message) with every known secret replaced; a successful one shows nothing', async () => {
+    const clusterDir = join(await freshDir(), 'cluster');
+    // As EC2's create-hosts fails on the account's instance limit: the step is no_log because
+    // what it registers is secret, but its error carries none, and must be read.
+    const limit =
+      'InstanceLimitExceeded: You have requested more instances (5) than your current instance limit of 4 allows';
+    const plan = makePlan(
+      [
+        task(
+          'init',
+          [],
+          ['cp-1'],
+          [shell('create token', `echo ${TOKEN}`, { register: 'join_token', secret: true })],
+        ),
+        task(
+          'launch',
+          ['init'],
+          ['cp-1'],
+          [
+            {
+              name: 'launch the instances',
+              module: 'fail',
+              args: { msg: `${limit} (request signed for token {{ outputs.join_token }})` },
+              secret: true,
+            },
+          ],
+        ),
+      ],
+      localHosts('cp-1'),
+    );
+    const { events, summary } = await runRecorded(plan, clusterDir);
+    expect(summary.status).toBe('failed');
+    const told = `${limit} (request signed for token ***) (output hidden by no_log)`;
+    // The terminal prints summary.error and the failures; status prints the state's last run.
+    expect(summary.error).toContain(told);
+    expect(summary.failures[0]).toMatchObject({ command: 'fail <hidden by no_log>', stderrTail: told });
+    const taskEnd = events.of('task-end').find((e) => e.task === 'launch');
+    expect(taskEnd?.error).toContain(told);
+    const state = JSON.parse(await readFile(join(clusterDir, 'state.json'), 'utf8'));
+    expect(state.lastRun.message).toContain(told);
+    // The successful no_log step: neither command nor output.
+    const created = events.of('step-end').find((e) => e.step === 'create token');
+    expect(created?.result).toMatchObject({ command: '<hidden by no_log>', stdout: '', stderr: '' });
+    expect(events.of('step-output').filter((e) => e.step === 'create token')).toEqual([]);
+    for (const text of [JSON.stringify(events.events), JSON.stringify(summary), JSON.stringify(state)])
+      expect(text).not.toContain(TOKEN);
   });
 });

@@ -57,3 +57,42 @@ describe('TransportPool.unconnected', () => {
     expect(made).toEqual([{ connected: false, closed: false }]);
   });
 });
+
+describe('TransportPool connection reports', () => {
+  it('tells opened, reused and closed once each; a connect that ends after closeAll is not told', async () => {
+    const reports: string[] = [];
+    let finishLate: (() => void) | undefined;
+    const detail = {
+      transport: 'winrm' as const,
+      address: host.address,
+      port: 5985,
+      user: 'Administrator',
+      auth: ['ntlm with password'],
+      hostCheck: 'http',
+    };
+    const make = (h: InventoryHost): Transport => ({
+      host: h.name,
+      kind: 'winrm',
+      // The second host's connect is still under way when the run ends.
+      connect: () =>
+        h.name === 'late' ? new Promise<void>((resolve) => (finishLate = resolve)) : Promise.resolve(),
+      close: async () => undefined,
+      exec: () => Promise.reject(new Error('not used here')),
+      put: () => Promise.reject(new Error('not used here')),
+      get: () => Promise.reject(new Error('not used here')),
+      connectionDetail: () => detail,
+    });
+    const pool = new TransportPool(make, (r) => reports.push(`${r.host} ${r.state} ${r.detail?.user}`));
+    await pool.get(host);
+    await pool.get(host);
+    void pool.get({ ...host, name: 'late' });
+    await pool.closeAll();
+    finishLate?.();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(reports).toEqual([
+      'win-1 opened Administrator',
+      'win-1 reused Administrator',
+      'win-1 closed Administrator',
+    ]);
+  });
+});

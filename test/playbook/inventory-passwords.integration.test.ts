@@ -151,12 +151,17 @@ const PLAYBOOK = `- hosts: lab-01
         msg: "windows password {{ ansible_password }}"
 `;
 
-async function run(inventoryText: string, logFormat: 'json' | 'text', env: Record<string, string> = {}) {
+async function run(
+  inventoryText: string,
+  logFormat: 'json' | 'text',
+  env: Record<string, string> = {},
+  flags: string[] = [],
+) {
   const inventoryPath = join(work, 'inventory.yml');
   const playbookPath = join(work, 'site.yml');
   await writeFile(inventoryPath, inventoryText);
   await writeFile(playbookPath, PLAYBOOK);
-  return runCli(['run', playbookPath, '-i', inventoryPath, '--log-format', logFormat], {
+  return runCli(['run', playbookPath, '-i', inventoryPath, '--log-format', logFormat, ...flags], {
     home: tempHome(),
     env,
   });
@@ -199,6 +204,43 @@ describe('inventories with passwords', () => {
     expect(await readFile(join(lab.dir, 'hosts', 'lab-02', 'sshd.log'), 'utf8')).toMatch(
       /Accepted password for root/,
     );
+  });
+
+  it('-vvv: each connection (where, as whom, key file or password by name, host check; opened, reused, closed), never a password', async () => {
+    await sudoAskingFor(SUDO_PW);
+    const result = await run(inventory({ sudo: SUDO_PW, login: LOGIN_PW, windows: WIN_PW }), 'text', {}, [
+      '-vvv',
+    ]);
+    expect(result.exitCode, result.stdout + result.stderr).toBe(0);
+    const [one, two] = [lab.hosts[0]!, lab.hosts[1]!];
+    const winHost = win.hosts[0]!;
+    const esc = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    const strict = `host key strict \\(known_hosts ${esc(lab.knownHostsPath)}\\)`;
+    expect(result.stdout).toMatch(
+      new RegExp(
+        `^ +lab-01 ssh: opened root@${esc(one.address)}:22 \\(auth: private key \\(file ${esc(lab.privateKeyPath)}\\); ${strict}\\)$`,
+        'm',
+      ),
+    );
+    // lab-02 has no key of its own: OpenSSH's default identities (if any), then the password, by name.
+    expect(result.stdout).toMatch(
+      new RegExp(
+        `^ +lab-02 ssh: opened root@${esc(two.address)}:22 \\(auth: (.+, then )?password; ${strict}\\)$`,
+        'm',
+      ),
+    );
+    expect(result.stdout).toMatch(
+      new RegExp(
+        `^ +win-01 winrm: opened Administrator@${esc(winHost.address)}:${winHost.port} \\(auth: ntlm with password \\(messages encrypted\\); http \\(no server certificate\\)\\)$`,
+        'm',
+      ),
+    );
+    // win-01's second task (debug runs on the controller, but the host's connection is asked for) and the end of the run.
+    for (const host of ['lab-01', 'lab-02', 'win-01'])
+      expect(result.stdout).toMatch(new RegExp(`^ +${host} (ssh|winrm): closed \\S+@`, 'm'));
+    expect(result.stdout).toMatch(/^ +(lab-01|win-01) (ssh|winrm): reusing \S+@/m);
+    expectNoPassword(result.stdout);
+    expectNoPassword(result.stderr);
   });
 
   it("work looked up with lookup('env') and lookup('file'), with no warning", async () => {

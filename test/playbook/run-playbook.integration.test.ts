@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { NO_LOG_MESSAGE } from '../../src/engine/no-log.js';
 import { EXIT, UsageError } from '../../src/errors/index.js';
 import { parseInventory, parsePlaybook, runPlaybook } from '../../src/playbook/index.js';
 import { testTempDir } from '../helpers/temp.js';
@@ -145,6 +146,33 @@ all:
     expect(result.exitCode).toBe(0);
     expect(JSON.stringify(events)).not.toContain('s3cr3t-value');
     expect(JSON.stringify(result.records)).not.toContain('s3cr3t-value');
+  });
+
+  it('tells why a no_log task failed, with the secrets it knows replaced, and nothing of its output', async () => {
+    const { events, onEvent } = eventLog();
+    const result = await runPlaybook({
+      playbook: playbook(`
+- hosts: web1
+  tasks:
+    - name: key
+      shell: echo k3y5ecretvalue9
+      register: made
+      no_log: true
+    - name: quota
+      fail: { msg: "InstanceLimitExceeded: limit of 4 reached for key {{ made.stdout }}" }
+      no_log: true
+`),
+      inventory,
+      transports: localTransports,
+      onEvent,
+    });
+    expect(result.exitCode).toBe(EXIT.failed);
+    const told = 'InstanceLimitExceeded: limit of 4 reached for key *** (output hidden by no_log)';
+    expect(result.records.map((r) => r.msg)).toEqual([NO_LOG_MESSAGE, told]);
+    expect(events.find((e) => e.type === 'task-end' && e.task === 'quota')).toMatchObject({
+      error: `web1: ${told}`,
+    });
+    expect(JSON.stringify(events)).not.toContain('k3y5ecretvalue9');
   });
 
   it('treats what a no_log task registers as a secret for the rest of the run, line by line and word by word', async () => {

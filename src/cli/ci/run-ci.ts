@@ -29,6 +29,8 @@ export interface CiOptions {
   history?: { dir: string; keep: number };
   forks?: number;
   logFormat: 'text' | 'json';
+  /** -v, -vv, -vvv: the build's and the teardown's output as `up` and `down` show it. */
+  verbosity?: number;
 }
 
 /** How the build and the teardown went. */
@@ -94,7 +96,11 @@ async function runPhases(
   [recorder, logs]: [RunRecorder, ArtifactLogs],
 ): Promise<PhaseOutcomes> {
   const { context, logFormat } = options;
-  const flags = { logFormat, ...(options.forks !== undefined ? { forks: options.forks } : {}) };
+  const flags = {
+    logFormat,
+    ...(options.forks !== undefined ? { forks: options.forks } : {}),
+    ...(options.verbosity ? { verbosity: options.verbosity } : {}),
+  };
   const outcomes: PhaseOutcomes = { knownSecrets: [], kept: false };
   try {
     outcomes.build = await buildCluster(context, plans.up, {

@@ -10,7 +10,7 @@ import {
 } from '../options.js';
 import { out } from '../output.js';
 import type { RunFlags } from '../run-plan-command.js';
-import { VERBOSE_HELP, verboseListener } from '../verbose-lines.js';
+import { VERBOSE_HELP } from '../verbose-lines.js';
 
 /** Options of every command that runs a plan (up, down, ci), besides the short form. */
 export const RUN_OPTIONS = {
@@ -62,14 +62,14 @@ export function parseRunCommand<T extends OptionSpec>(
   }
   const forks = intOption('forks', shared.forks, { min: 1 });
   const logFormat = choiceOption('log-format', shared['log-format'], ['text', 'json'] as const) ?? 'text';
-  const verbose = logFormat === 'text' ? verboseListener(verbosity(shared), out) : undefined;
+  const level = verbosity(shared);
   return {
     values,
     positionals,
     flags: {
       logFormat,
       ...(forks !== undefined ? { forks } : {}),
-      ...(verbose ? { listeners: [verbose] } : {}),
+      ...(level > 0 ? { verbosity: level } : {}),
     },
   };
 }

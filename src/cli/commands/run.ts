@@ -4,7 +4,7 @@ import { formatRecap, loadInventory, parseExtraVars, runPlaybook } from '../../p
 import { choiceOption, intOption, onePositional, parseCommandArgs, verbosity } from '../options.js';
 import { err, out } from '../output.js';
 import { startRunSession } from '../run-session.js';
-import { VERBOSE_HELP, verboseListener } from '../verbose-lines.js';
+import { VERBOSE_HELP } from '../verbose-lines.js';
 
 export const runHelp = `Usage: kubemix run PLAYBOOK -i INVENTORY [options]
 
@@ -60,8 +60,7 @@ export async function runCommand(argv: string[]): Promise<number> {
   const tags = list(values.tags);
   const skipTags = list(values['skip-tags']);
 
-  const verbose = logFormat === 'text' ? verboseListener(verbosity(values), out) : undefined;
-  const session = await startRunSession({ logFormat, ...(verbose ? { listeners: [verbose] } : {}) });
+  const session = await startRunSession({ logFormat, verbosity: verbosity(values) });
   let result: Awaited<ReturnType<typeof runPlaybook>>;
   try {
     result = await runPlaybook({

@@ -3,6 +3,7 @@ import { type ClusterState, readState } from '../../engine/index.js';
 import { UsageError } from '../../errors/index.js';
 import { topologicalOrder } from '../../plan/index.js';
 import { type ClusterContext, loadClusterContext } from '../cluster-context.js';
+import { lastRunLine } from '../last-run-line.js';
 import { choiceOption, parseCommandArgs, SHORT_FORM_HELP, SHORT_FORM_OPTIONS } from '../options.js';
 import { out } from '../output.js';
 import { providerStatus, type ResourceStatusLine } from '../provider-status.js';
@@ -55,10 +56,7 @@ export async function statusCommand(argv: string[]): Promise<number> {
   }
   const plan = context.upPlan();
   const width = Math.max(...plan.tasks.map((t) => t.name.length));
-  if (state.lastRun)
-    out(
-      `last run: ${state.lastRun.status}${state.lastRun.failedTask ? ` at ${state.lastRun.failedTask}` : ''}${state.lastRun.message ? `: ${state.lastRun.message}` : ''}`,
-    );
+  if (state.lastRun) out(lastRunLine(state.lastRun));
   for (const task of topologicalOrder(plan.tasks)) {
     const record = state.tasks[task.name];
     out(

@@ -35,6 +35,8 @@ export function formatEventLine(event: RunEvent): string | undefined {
         event.result.command === 'debug' && event.result.stdout ? `: ${event.result.stdout}` : '';
       return `${event.status.toUpperCase().padEnd(5)} ${what} (${event.result.durationMs} ms)${message}`;
     }
+    case 'connection':
+      return undefined; // -vvv shows connections (verbose-lines.ts)
     case 'host-unreachable':
       return `UNREACHABLE ${event.task} ${event.host}: ${event.message}`;
     case 'task-end':

@@ -115,8 +115,8 @@ export async function createHostsTask(
  * create-hosts, last step: the Administrator password of every Windows node (by node name), from
  * GetPasswordData of the instance create-hosts recorded for it, decrypted with the cluster key
  * (EC2Launch sets it within minutes; AWS says up to 15). A secret: the caller keeps it in
- * secrets.json only. A step of its own, so that create-hosts' failures (which carry no secret)
- * are shown whole while this step's output stays hidden.
+ * secrets.json only. A step of its own, so that the launch's progress is shown live while this
+ * step's output stays hidden (a no_log step's failure tells its error either way: run-step.ts).
  */
 export async function windowsPasswordsTask(
   ctx: Ec2Context,

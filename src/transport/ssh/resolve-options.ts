@@ -97,6 +97,8 @@ export interface ResolvedTarget {
   /** Login user on the target (decides whether become needs sudo). */
   user: string;
   becomePassword?: Buffer;
+  /** The known_hosts files read for the target (shown by -vvv). */
+  knownHostsFiles: string[];
 }
 
 function localUser(): string {
@@ -252,7 +254,7 @@ export async function resolveTarget(options: SshTransportOptions): Promise<Resol
   if (options.jumpHosts !== undefined) {
     const jumps: Omit<ConnectParams, 'via'>[] = [];
     for (const hop of options.jumpHosts) jumps.push(await resolveOwnHop(options, hop));
-    return finishTarget(options, params, jumps);
+    return finishTarget(options, params, jumps, files);
   }
   const hops: JumpSpec[] = options.jump !== undefined ? parseProxyJump(options.jump) : config.proxyJump;
   const jumps: Omit<ConnectParams, 'via'>[] = [];
@@ -274,7 +276,7 @@ export async function resolveTarget(options: SshTransportOptions): Promise<Resol
     if (hop.user === undefined && hopConfig.user === undefined) hopParams.user = params.user;
     jumps.push(hopParams);
   }
-  return finishTarget(options, params, jumps);
+  return finishTarget(options, params, jumps, files);
 }
 
 /** The target's password and sudo password, read last. */
@@ -282,10 +284,11 @@ async function finishTarget(
   options: SshTransportOptions,
   params: Omit<ConnectParams, 'via'>,
   jumps: Omit<ConnectParams, 'via'>[],
+  knownHostsFiles: string[],
 ): Promise<ResolvedTarget> {
   if (options.password !== undefined)
     params.password = await resolveSecret(options.password, `${options.host}: password`);
-  const target: ResolvedTarget = { params, jumps, user: params.user };
+  const target: ResolvedTarget = { params, jumps, user: params.user, knownHostsFiles };
   const becomeInput = options.becomePassword;
   if (becomeInput !== undefined)
     target.becomePassword = await resolveSecret(becomeInput, `${options.host}: becomePassword`);

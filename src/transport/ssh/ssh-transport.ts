@@ -1,7 +1,8 @@
 import { ConnectionError } from '../../errors/index.js';
 import type { CommandResult } from '../../types/command-result.js';
 import { failedResult, succeededResult } from '../../types/command-result.js';
-import type { GetRequest, PutRequest, Transport } from '../types.js';
+import type { ConnectionDetail, GetRequest, PutRequest, Transport } from '../types.js';
+import { sshConnectionDetail } from './connection-detail.js';
 import { ConnectionPool, type ShellLease } from './connection-pool.js';
 import type { ExecContext, SshExecRequest } from './exec-context.js';
 import { execFresh } from './exec-fresh.js';
@@ -48,6 +49,11 @@ export class SshTransport implements Transport {
   get endpoint(): string | undefined {
     const p = this.target?.params;
     return p ? `${p.user}@${p.address}:${p.port}` : undefined;
+  }
+
+  /** Where and how it connects (-vvv), once connect() has resolved the target. */
+  connectionDetail(): ConnectionDetail | undefined {
+    return this.target ? sshConnectionDetail(this.target) : undefined;
   }
 
   /**

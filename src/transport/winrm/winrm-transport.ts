@@ -1,9 +1,10 @@
 import { ConnectionError } from '../../errors/index.js';
 import type { CommandResult } from '../../types/command-result.js';
 import { failedResult } from '../../types/command-result.js';
-import type { ExecRequest, GetRequest, PutRequest, Transport } from '../types.js';
+import type { ConnectionDetail, ExecRequest, GetRequest, PutRequest, Transport } from '../types.js';
 import { WinrmChannel } from './channel.js';
 import { decodeClixml } from './clixml.js';
+import { winrmConnectionDetail } from './connection-detail.js';
 import { WinrmProtocolError, WSMAN_SHELL_NOT_FOUND, WsmanFaultError } from './errors.js';
 import { getFile, putFile } from './file-copy.js';
 import { type ResolvedWinrmOptions, resolveOptions, type WinrmTransportOptions } from './options.js';
@@ -35,6 +36,11 @@ export class WinrmTransport implements Transport {
 
   constructor(private readonly options: WinrmTransportOptions) {
     this.host = options.host;
+  }
+
+  /** Where and how it connects (-vvv), once connect() has resolved the options. */
+  connectionDetail(): ConnectionDetail | undefined {
+    return this.resolved ? winrmConnectionDetail(this.resolved) : undefined;
   }
 
   /** Connects, authenticates and opens the shell. Throws ConnectionError (or WinrmConfigError for bad options). */
