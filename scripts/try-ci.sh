@@ -23,30 +23,13 @@ case "${1:-}" in
   *) usage >&2; exit 2 ;;
 esac
 
-kubemix() { node dist/src/cli/main.js "$@"; }
+# shellcheck disable=SC1091  # the shared lab start, checked on its own
+. scripts/lib/mixed-lab.sh
 [ -f dist/src/cli/main.js ] || npm run build >/dev/null
-
 # Not under /root: lab hosts get a private /root.
 dir="$(mktemp -d /tmp/kmx-try-ci-XXXXXX)"
+start_mixed_lab "$dir"
 out="${out:-$dir/ci}"
-lab() { node dist/fixtures/cluster-lab/main.js "$@"; }
-# shellcheck disable=SC2317  # called by the EXIT trap
-stop_lab() { lab stop "$dir" >/dev/null 2>&1 || true; }
-trap stop_lab EXIT
-
-echo "== starting the lab in $dir"
-lab start "$dir" --controllers 1 --linux-workers 1 --windows-workers 1 > "$dir/lab.log" 2>&1 &
-for _ in $(seq 1 120); do
-  [ -f "$dir/spec.yaml" ] && [ -f "$dir/lab.env" ] && break
-  if ! kill -0 $! 2>/dev/null; then cat "$dir/lab.log"; exit 1; fi
-  sleep 0.5
-done
-[ -f "$dir/spec.yaml" ] || { echo "the lab did not start:"; cat "$dir/lab.log"; exit 1; }
-# The Windows hosts' password, by the environment variable the spec references.
-set -a
-# shellcheck disable=SC1091
-. "$dir/lab.env"
-set +a
 
 echo; echo "== kubemix ci $dir/spec.yaml --out $out"
 rc=0

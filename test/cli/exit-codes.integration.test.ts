@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { EXIT } from '../../src/errors/index.js';
 import { testTempDir } from '../helpers/temp.js';
-import { runCli, tempHome } from './run-cli.js';
+import { COMMANDS, runCli, tempHome } from './run-cli.js';
 
 // Each command's failure kinds, run as a user runs them, against the one table (EXIT_CODES).
 // `ci`'s timed out (3) and left behind (4) need a cluster: test/e2e/ci.integration.test.ts.
@@ -97,19 +97,7 @@ describe('exit codes', () => {
   });
 
   it('every command exits 2 on an unknown flag, and kubemix on an unknown command', async () => {
-    for (const command of [
-      'plan',
-      'up',
-      'down',
-      'verify',
-      'ci',
-      'status',
-      'kubeconfig',
-      'run',
-      'artifacts',
-      'versions',
-      'schema',
-    ]) {
+    for (const command of COMMANDS) {
       const result = await runCli([command, '--no-such-flag'], { home: tempHome() });
       expect([command, result.exitCode]).toEqual([command, EXIT.badInput]);
     }

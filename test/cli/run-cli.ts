@@ -8,6 +8,21 @@ export const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 /** The built CLI (`npm run build` makes it). */
 export const cliPath = join(repoRoot, 'dist/src/cli/main.js');
 
+/** Every kubemix command, for the tests that hold each of them to a rule (exit codes, -v). */
+export const COMMANDS = [
+  'plan',
+  'up',
+  'down',
+  'verify',
+  'ci',
+  'status',
+  'kubeconfig',
+  'run',
+  'artifacts',
+  'versions',
+  'schema',
+] as const;
+
 /** A fresh KUBEMIX_HOME so tests never share cluster directories. */
 export const tempHome = () => testTempDirSync('cli');
 

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { EXIT } from '../../src/errors/index.js';
 import { testTempDir } from '../helpers/temp.js';
-import { runCli, tempHome } from './run-cli.js';
+import { COMMANDS, runCli, tempHome } from './run-cli.js';
 
 async function greeting() {
   const dir = await testTempDir('verbosity');
@@ -17,19 +17,7 @@ async function greeting() {
 
 describe('-v, -vv, -vvv', () => {
   it('every command accepts them', async () => {
-    for (const command of [
-      'plan',
-      'up',
-      'down',
-      'verify',
-      'ci',
-      'status',
-      'kubeconfig',
-      'run',
-      'artifacts',
-      'versions',
-      'schema',
-    ]) {
+    for (const command of COMMANDS) {
       for (const flag of ['-v', '-vv', '-vvv', '--verbose']) {
         const result = await runCli([command, flag, '--help'], { home: tempHome() });
         expect([command, flag, result.exitCode, result.stderr]).toEqual([command, flag, EXIT.ok, '']);

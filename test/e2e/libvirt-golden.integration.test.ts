@@ -1,19 +1,11 @@
 import { execFileSync } from 'node:child_process';
-import { mkdir, readFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { leftovers } from '../../fixtures/libvirt/lab.js';
-import { ensureLibvirtd, type TestLibvirtd, virsh } from '../../fixtures/libvirt/libvirtd.js';
-import type { TestCluster } from '../../fixtures/libvirt/test-cluster.js';
-import {
-  removeWindowsTestCluster,
-  type WindowsTestCluster,
-  writeWindowsTestSpec,
-} from '../../fixtures/libvirt/windows-spec.js';
-import { cachedImage } from '../../src/provider/libvirt/image.js';
-import { goldenImage } from '../../src/provider/libvirt/windows/golden-cache.js';
-import { defaultWindowsImage } from '../../src/provider/libvirt/windows/guest.js';
-import { kubemix, tempClusterDir } from './helpers.js';
+import { virsh } from '../../fixtures/libvirt/libvirtd.js';
+import { kubemix } from './helpers.js';
+import { useGoldenTestCluster } from './libvirt-golden-cluster.js';
 
 // `kubemix up` with `windows.goldenImage: true` on real libvirtd, as far as it can go without
 // Windows: the plan says which path each Windows guest takes, create-hosts finds no golden volume
@@ -21,38 +13,12 @@ import { kubemix, tempClusterDir } from './helpers.js';
 // run by a second `up`, so its decision comes from the state — watches that install and gives up
 // at the spec's time. STAND-IN: the "Windows ISO" boots nothing, so nothing is generalized or
 // captured here (test/modules/libvirt/golden-flow.integration.test.ts runs those steps).
-let test: WindowsTestCluster | undefined;
-let cluster: TestCluster;
-let libvirtd: TestLibvirtd;
-let spec: string;
-let clusterDir: string;
-let windowsIso: { source: string; sha256: string };
-
-const domains = async () =>
-  (await virsh('list', '--all', '--name'))
-    .split('\n')
-    .map((l) => l.trim())
-    .filter((l) => l.startsWith(`${cluster.name}.`))
-    .sort();
-
-beforeAll(async () => {
-  libvirtd = await ensureLibvirtd();
-  test = await writeWindowsTestSpec({
-    stem: 'kmxgold',
-    dir: await tempClusterDir(),
-    windows: 2,
-    goldenImage: true,
-  });
-  ({ cluster, spec, clusterDir, windowsIso } = test);
-}, 20 * 60_000);
-
-afterAll(async () => {
-  await removeWindowsTestCluster(test, (t) => kubemix(['down', t.spec, '--cluster-dir', t.clusterDir]));
-  await libvirtd?.stop();
-}, 10 * 60_000);
+const g = useGoldenTestCluster({ stem: 'kmxgold' });
+const { domains } = g;
 
 describe('kubemix up with windows.goldenImage on libvirt (stand-in ISO, no Windows)', () => {
   it('plan shows the golden-image task and which path each Windows guest takes', async () => {
+    const { spec, clusterDir } = g;
     // --detail: the golden-image path of each guest, on its host line (the summary leaves it out).
     const planned = await kubemix(['plan', spec, '--cluster-dir', clusterDir, '--detail']);
     expect(planned.exitCode, planned.stderr).toBe(0);
@@ -67,21 +33,20 @@ describe('kubemix up with windows.goldenImage on libvirt (stand-in ISO, no Windo
   it('create-hosts without a golden volume makes only the first Windows guest, installed from the ISO', {
     timeout: 10 * 60_000,
   }, async () => {
+    const { cluster, spec, clusterDir } = g;
     const created = await kubemix(['up', spec, '--cluster-dir', clusterDir, '--stop-after', 'create-hosts']);
     expect(created.exitCode, `${created.stdout}\n${created.stderr}`).toBe(0);
     expect(await domains()).toEqual([`${cluster.name}.controller-01`, `${cluster.name}.windows-01`]);
     const xml = await virsh('dumpxml', `${cluster.name}.windows-01`);
     // The Windows ISO is attached: this guest installs (virsh writes attributes in single quotes).
     expect(xml).toMatch(/<source pool='[^']+' volume='base-sha256-[0-9a-f]{16}\.iso'/);
-    const state = JSON.parse(await readFile(join(clusterDir, 'state.json'), 'utf8')) as {
-      outputs: Record<string, Record<string, { golden?: string }>>;
-    };
-    expect(state.outputs['hypervisor-01']?.['libvirt_guests']?.golden).toBe('capture');
+    expect(await g.goldenDecision()).toBe('capture');
   });
 
   it('the golden-image task watches the first install and gives up at the spec time; windows-02 is never made', {
     timeout: 6 * 60_000,
   }, async () => {
+    const { cluster, spec, clusterDir } = g;
     const waited = await kubemix(['up', spec, '--cluster-dir', clusterDir, '--stop-after', 'golden-image']);
     expect(waited.exitCode, waited.stdout).toBe(1);
     expect(waited.stdout).toMatch(
@@ -92,6 +57,7 @@ describe('kubemix up with windows.goldenImage on libvirt (stand-in ISO, no Windo
   });
 
   it('down removes everything of the cluster; no golden volume was made', async () => {
+    const { cluster, spec, clusterDir } = g;
     const down = await kubemix(['down', spec, '--cluster-dir', clusterDir, '--purge-images']);
     expect(down.exitCode, `${down.stdout}\n${down.stderr}`).toBe(0);
     expect(await leftovers(cluster)).toEqual([]);
@@ -106,13 +72,10 @@ describe('kubemix up with windows.goldenImage when the hypervisor has the golden
   it('fetches no Windows ISO, makes every Windows guest an overlay on it at create-hosts; the golden-image task captures nothing; wait-for-hosts watches them as specialize', {
     timeout: 20 * 60_000,
   }, async ({ signal }) => {
+    const { cluster, spec, clusterDir } = g;
     // A STAND-IN golden volume (an empty qcow2, not a generalized Windows), where a capture puts it
     // (the pool's directory; prepare-provider defines the pool there when it is not).
-    const golden = goldenImage({
-      windowsIso: cachedImage(windowsIso, 'iso'),
-      version: '2022',
-      image: defaultWindowsImage('2022'),
-    }).volume;
+    const golden = g.goldenVolume();
     await mkdir(join(cluster.dataDir, 'pool'), { recursive: true });
     execFileSync('qemu-img', ['create', '-q', '-f', 'qcow2', join(cluster.dataDir, 'pool', golden), '1G']);
     const prepared = await kubemix([
@@ -149,10 +112,7 @@ describe('kubemix up with windows.goldenImage when the hypervisor has the golden
         /volume='base-sha256-[0-9a-f]{16}\.iso'/,
       );
     }
-    const state = JSON.parse(await readFile(join(clusterDir, 'state.json'), 'utf8')) as {
-      outputs: Record<string, Record<string, { golden?: string }>>;
-    };
-    expect(state.outputs['hypervisor-01']?.['libvirt_guests']?.golden).toBe('exists');
+    expect(await g.goldenDecision()).toBe('exists');
 
     // The overlays boot the stand-in volume (nothing): wait-for-hosts watches them as what an
     // overlay runs, specialize from the golden image, never as Windows Setup's install phases.

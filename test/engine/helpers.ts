@@ -1,5 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import { runPlan } from '../../src/engine/index.js';
+import type { RunPlanOptions } from '../../src/engine/types.js';
 import type { TransportFactory } from '../../src/executor/transport-pool.js';
 import { LocalTransport } from '../../src/transport/local/index.js';
 import type { RunEvent } from '../../src/types/events.js';
@@ -59,6 +61,22 @@ export function recorder() {
       return this.of('task-start').map((e) => e.task);
     },
   };
+}
+
+/**
+ * Runs `plan` with real local processes for every host, recording its events;
+ * `options` add to or replace any of runPlan's options (another `onEvent` replaces the recorder).
+ */
+export async function runLocally(plan: Plan, clusterDir: string, options: Partial<RunPlanOptions> = {}) {
+  const events = recorder();
+  const summary = await runPlan({
+    plan,
+    clusterDir,
+    transports: localTransports,
+    onEvent: events.onEvent,
+    ...options,
+  });
+  return { summary, events };
 }
 
 export const readJson = async (path: string) => JSON.parse(await readFile(path, 'utf8'));

@@ -1,9 +1,9 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { readState, runPlan } from '../../src/engine/index.js';
+import { readState } from '../../src/engine/index.js';
 import type { Plan } from '../../src/types/plan.js';
 import { testTempDir } from '../helpers/temp.js';
-import { lines, localTransports, makePlan, recorder, shell, task } from './helpers.js';
+import { lines, makePlan, runLocally, shell, task } from './helpers.js';
 
 /** a -> b -> c, and x independent; every task appends its name to a log when it runs. */
 function chain(dir: string, marker = ''): Plan {
@@ -21,14 +21,7 @@ describe('stop and resume', () => {
     const dir = await testTempDir('engine');
     const clusterDir = join(dir, 'cluster');
     const plan = chain(dir);
-    const first = recorder();
-    const stopped = await runPlan({
-      plan,
-      clusterDir,
-      transports: localTransports,
-      stopAfter: 'b',
-      onEvent: first.onEvent,
-    });
+    const { summary: stopped, events: first } = await runLocally(plan, clusterDir, { stopAfter: 'b' });
     expect(stopped.status).toBe('stopped');
     expect((await lines(join(dir, 'log'))).sort()).toEqual(['a', 'b']);
     expect(first.of('task-skip').map((e) => [e.task, e.reason])).toEqual([
@@ -41,8 +34,7 @@ describe('stop and resume', () => {
     expect(state?.tasks['c']).toBeUndefined();
     expect(state?.lastRun?.status).toBe('stopped');
 
-    const second = recorder();
-    const resumed = await runPlan({ plan, clusterDir, transports: localTransports, onEvent: second.onEvent });
+    const { summary: resumed, events: second } = await runLocally(plan, clusterDir);
     expect(resumed.status).toBe('succeeded');
     expect(second.started().sort()).toEqual(['c', 'x']);
     expect(second.of('task-skip').map((e) => [e.task, e.reason])).toEqual([
@@ -55,14 +47,7 @@ describe('stop and resume', () => {
 
   it('stopBefore stops before the task starts', async () => {
     const dir = await testTempDir('engine');
-    const events = recorder();
-    const summary = await runPlan({
-      plan: chain(dir),
-      clusterDir: join(dir, 'c'),
-      transports: localTransports,
-      stopBefore: 'c',
-      onEvent: events.onEvent,
-    });
+    const { summary, events } = await runLocally(chain(dir), join(dir, 'c'), { stopBefore: 'c' });
     expect(summary.status).toBe('stopped');
     expect(events.started().sort()).toEqual(['a', 'b']);
     expect(summary.tasks['c']).toEqual({ status: 'skipped', reason: 'stop-before' });
@@ -75,12 +60,11 @@ describe('stop and resume', () => {
       task('a', [], ['localhost'], [shell('a', `echo a >> ${dir}/log`)]),
       task('b', ['a'], ['localhost'], [shell('b', `echo b >> ${dir}/log; [ -f ${dir}/fixed ]`)]),
     ]);
-    const failed = await runPlan({ plan, clusterDir, transports: localTransports });
+    const { summary: failed } = await runLocally(plan, clusterDir);
     expect(failed.status).toBe('failed');
     expect((await readState(clusterDir))?.tasks['b']?.status).toBe('failed');
     await import('node:fs/promises').then((fs) => fs.writeFile(join(dir, 'fixed'), ''));
-    const events = recorder();
-    const fixed = await runPlan({ plan, clusterDir, transports: localTransports, onEvent: events.onEvent });
+    const { summary: fixed, events } = await runLocally(plan, clusterDir);
     expect(fixed.status).toBe('succeeded');
     expect(events.started()).toEqual(['b']);
     expect(await lines(join(dir, 'log'))).toEqual(['a', 'b', 'b']);
@@ -89,15 +73,8 @@ describe('stop and resume', () => {
   it('from redoes the task and everything that depends on it', async () => {
     const dir = await testTempDir('engine');
     const clusterDir = join(dir, 'cluster');
-    await runPlan({ plan: chain(dir), clusterDir, transports: localTransports });
-    const events = recorder();
-    const summary = await runPlan({
-      plan: chain(dir),
-      clusterDir,
-      transports: localTransports,
-      from: 'b',
-      onEvent: events.onEvent,
-    });
+    await runLocally(chain(dir), clusterDir);
+    const { summary, events } = await runLocally(chain(dir), clusterDir, { from: 'b' });
     expect(summary.status).toBe('succeeded');
     expect(events.started()).toEqual(['b', 'c']);
     expect(
@@ -111,16 +88,8 @@ describe('stop and resume', () => {
   it('from with stopAfter redoes only up to the stop', async () => {
     const dir = await testTempDir('engine');
     const clusterDir = join(dir, 'cluster');
-    await runPlan({ plan: chain(dir), clusterDir, transports: localTransports });
-    const events = recorder();
-    const summary = await runPlan({
-      plan: chain(dir),
-      clusterDir,
-      transports: localTransports,
-      from: 'a',
-      stopAfter: 'b',
-      onEvent: events.onEvent,
-    });
+    await runLocally(chain(dir), clusterDir);
+    const { summary, events } = await runLocally(chain(dir), clusterDir, { from: 'a', stopAfter: 'b' });
     expect(summary.status).toBe('stopped');
     expect(events.started()).toEqual(['a', 'b']);
     // c was redone-marked by --from but not run: it is no longer done.
@@ -131,17 +100,11 @@ describe('stop and resume', () => {
     const dir = await testTempDir('engine');
     const clusterDir = join(dir, 'cluster');
     const original = chain(dir);
-    await runPlan({ plan: original, clusterDir, transports: localTransports });
+    await runLocally(original, clusterDir);
     const before = await readState(clusterDir);
     const changed = chain(dir);
     changed.tasks[1]!.steps[0]!.args['cmd'] = `echo b2 >> ${dir}/log`;
-    const events = recorder();
-    const summary = await runPlan({
-      plan: changed,
-      clusterDir,
-      transports: localTransports,
-      onEvent: events.onEvent,
-    });
+    const { summary, events } = await runLocally(changed, clusterDir);
     expect(summary.changedTasks).toEqual(['b']);
     expect(events.started()).toEqual(['b', 'c']);
     expect((await readState(clusterDir))?.planHash).not.toBe(before?.planHash);

@@ -1,11 +1,10 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runPlan } from '../../src/engine/index.js';
 import { ConnectionError, InternalError, UsageError } from '../../src/errors/index.js';
 import type { TransportFactory } from '../../src/executor/transport-pool.js';
 import { testTempDir } from '../helpers/temp.js';
-import { lines, localHosts, localTransports, makePlan, recorder, shell, task } from './helpers.js';
+import { lines, localHosts, localTransports, makePlan, runLocally, shell, task } from './helpers.js';
 
 describe('runPlan scheduling', () => {
   it('never starts a task before everything it needs has finished', async () => {
@@ -18,13 +17,7 @@ describe('runPlan scheduling', () => {
       task('c', ['a'], ['localhost'], [stamp('c')]),
       task('a', [], ['localhost'], [stamp('a')]),
     ]);
-    const events = recorder();
-    const summary = await runPlan({
-      plan,
-      clusterDir: join(dir, 'cluster'),
-      transports: localTransports,
-      onEvent: events.onEvent,
-    });
+    const { summary, events } = await runLocally(plan, join(dir, 'cluster'));
     expect(summary.status).toBe('succeeded');
     const time = async (file: string) => BigInt((await lines(join(dir, file)))[0] ?? 'x');
     expect(await time('b.start')).toBeGreaterThanOrEqual(await time('a.end'));
@@ -51,14 +44,7 @@ describe('runPlan scheduling', () => {
       [task('one', [], names, [probe('one')]), task('two', [], names, [probe('two')])],
       localHosts(...names),
     );
-    const events = recorder();
-    const summary = await runPlan({
-      plan,
-      clusterDir: join(dir, 'cluster'),
-      transports: localTransports,
-      forks: 3,
-      onEvent: events.onEvent,
-    });
+    const { summary, events } = await runLocally(plan, join(dir, 'cluster'), { forks: 3 });
     expect(summary.status).toBe('succeeded');
     const counts = (await lines(join(dir, 'counts'))).map(Number);
     expect(counts).toHaveLength(12);
@@ -92,7 +78,7 @@ describe('runPlan scheduling', () => {
     // The host name reaches the command through the template context.
     for (const step of plan.tasks[0]!.steps)
       step.args['cmd'] = String(step.args['cmd']).replace('$KM_HOST', '{{ host.name }}');
-    const summary = await runPlan({ plan, clusterDir: join(dir, 'cluster'), transports: localTransports });
+    const { summary } = await runLocally(plan, join(dir, 'cluster'));
     expect(summary.status).toBe('succeeded');
     expect(await lines(join(dir, 'h1'))).toEqual(['first', 'second']);
     expect(await lines(join(dir, 'h2'))).toEqual(['first', 'second']);
@@ -114,12 +100,7 @@ describe('runPlan scheduling', () => {
       ],
       localHosts('h1', 'h2', 'h3'),
     );
-    const summary = await runPlan({
-      plan,
-      clusterDir: join(dir, 'cluster'),
-      transports: localTransports,
-      forks: 1,
-    });
+    const { summary } = await runLocally(plan, join(dir, 'cluster'), { forks: 1 });
     expect(summary.status).toBe('succeeded');
     expect(await lines(join(dir, 'once'))).toEqual(['ran']);
     for (const host of ['h1', 'h2', 'h3']) expect(await lines(join(dir, host))).toEqual(['tok-42']);
@@ -133,13 +114,7 @@ describe('runPlan failures', () => {
       task('init-control-plane', [], ['localhost'], [], { implemented: false }),
       task('install-flannel', ['init-control-plane'], ['localhost'], [shell('x', 'true')]),
     ]);
-    const events = recorder();
-    const summary = await runPlan({
-      plan,
-      clusterDir: dir,
-      transports: localTransports,
-      onEvent: events.onEvent,
-    });
+    const { summary, events } = await runLocally(plan, dir);
     expect(summary.status).toBe('failed');
     expect(summary.failedTask).toBe('init-control-plane');
     expect(summary.error).toBe('not implemented yet: init-control-plane');
@@ -164,7 +139,7 @@ describe('runPlan failures', () => {
       ],
       localHosts('node-1'),
     );
-    const summary = await runPlan({ plan, clusterDir: dir, transports: localTransports });
+    const { summary } = await runLocally(plan, dir);
     expect(summary.status).toBe('failed');
     expect(summary.error).toContain('task prepare-linux failed on host node-1');
     expect(summary.error).toContain('step "install packages"');
@@ -191,7 +166,7 @@ describe('runPlan failures', () => {
       task('after-slow', ['slow'], ['localhost'], [shell('x', `touch ${dir}/after-slow`)]),
       task('after-bad', ['bad'], ['localhost'], [shell('x', `touch ${dir}/after-bad`)]),
     ]);
-    const summary = await runPlan({ plan, clusterDir: join(dir, 'c'), transports: localTransports });
+    const { summary } = await runLocally(plan, join(dir, 'c'));
     expect(summary.status).toBe('failed');
     expect(summary.tasks['slow']?.status).toBe('done');
     expect(existsSync(join(dir, 'slow.done'))).toBe(true);
@@ -211,13 +186,7 @@ describe('runPlan failures', () => {
         [shell('may fail', 'exit 3', { ignoreErrors: true }), shell('next', `touch ${dir}/next`)],
       ),
     ]);
-    const events = recorder();
-    const summary = await runPlan({
-      plan,
-      clusterDir: join(dir, 'c'),
-      transports: localTransports,
-      onEvent: events.onEvent,
-    });
+    const { summary, events } = await runLocally(plan, join(dir, 'c'));
     expect(summary.status).toBe('succeeded');
     expect(existsSync(join(dir, 'next'))).toBe(true);
     expect(events.of('step-end').map((e) => e.status)).toEqual(['failed', 'changed']);
@@ -229,13 +198,7 @@ describe('runPlan failures', () => {
     const plan = makePlan([
       task('t', [], ['localhost'], [{ name: 'odd', module: 'no_such_module', args: {}, retries: 3 }]),
     ]);
-    const events = recorder();
-    const summary = await runPlan({
-      plan,
-      clusterDir: dir,
-      transports: localTransports,
-      onEvent: events.onEvent,
-    });
+    const { summary, events } = await runLocally(plan, dir);
     expect(summary.status).toBe('failed');
     expect(summary.error).toContain('unknown module "no_such_module"');
     // A step that cannot run at all is not retried.
@@ -253,8 +216,7 @@ describe('runPlan failures', () => {
       [task('t', [], ['online', 'offline'], [shell('x', `touch ${dir}/ran-{{ host.name }}`)])],
       localHosts('online', 'offline'),
     );
-    const events = recorder();
-    const summary = await runPlan({ plan, clusterDir: join(dir, 'c'), transports, onEvent: events.onEvent });
+    const { summary, events } = await runLocally(plan, join(dir, 'c'), { transports });
     expect(summary.status).toBe('failed');
     expect(events.of('host-unreachable')).toMatchObject([{ task: 't', host: 'offline' }]);
     expect(summary.error).toContain('host offline');
@@ -278,12 +240,7 @@ describe('runPlan input checks', () => {
     'rejects an unknown %s task name, listing the valid ones, before anything runs',
     async (option, flag) => {
       const dir = await testTempDir('engine');
-      const run = runPlan({
-        plan,
-        clusterDir: join(dir, 'c'),
-        transports: localTransports,
-        [option]: 'nope',
-      });
+      const run = runLocally(plan, join(dir, 'c'), { [option]: 'nope' });
       await expect(run).rejects.toThrow(UsageError);
       await expect(run).rejects.toThrow(`unknown task "nope" for --${flag}; valid tasks: a, b`);
       expect(existsSync(join(dir, 'c'))).toBe(false);
@@ -293,41 +250,25 @@ describe('runPlan input checks', () => {
   it('rejects a cycle and an unknown need as planner bugs', async () => {
     const dir = await testTempDir('engine');
     const cyclic = makePlan([task('a', ['c'], [], []), task('b', ['a'], [], []), task('c', ['b'], [], [])]);
-    await expect(runPlan({ plan: cyclic, clusterDir: dir, transports: localTransports })).rejects.toThrow(
-      InternalError,
-    );
-    await expect(runPlan({ plan: cyclic, clusterDir: dir, transports: localTransports })).rejects.toThrow(
-      /dependency cycle: a needs c needs b needs a/,
-    );
+    await expect(runLocally(cyclic, dir)).rejects.toThrow(InternalError);
+    await expect(runLocally(cyclic, dir)).rejects.toThrow(/dependency cycle: a needs c needs b needs a/);
     const dangling = makePlan([task('a', ['ghost'], [], [])]);
-    await expect(runPlan({ plan: dangling, clusterDir: dir, transports: localTransports })).rejects.toThrow(
-      'task "a" needs unknown task "ghost"',
-    );
+    await expect(runLocally(dangling, dir)).rejects.toThrow('task "a" needs unknown task "ghost"');
     const noHost = makePlan([task('a', [], ['ghost'], [])]);
-    await expect(runPlan({ plan: noHost, clusterDir: dir, transports: localTransports })).rejects.toThrow(
-      'task "a" targets unknown host "ghost"',
-    );
+    await expect(runLocally(noHost, dir)).rejects.toThrow('task "a" targets unknown host "ghost"');
   });
 
   it('rejects a forks value that is not a positive integer', async () => {
     const dir = await testTempDir('engine');
-    await expect(runPlan({ plan, clusterDir: dir, transports: localTransports, forks: 0 })).rejects.toThrow(
-      UsageError,
-    );
+    await expect(runLocally(plan, dir, { forks: 0 })).rejects.toThrow(UsageError);
   });
 
   it('treats a task without hosts as done and moves on', async () => {
     const dir = await testTempDir('engine');
-    const events = recorder();
-    const summary = await runPlan({
-      plan: makePlan([
-        task('empty', [], [], []),
-        task('next', ['empty'], ['localhost'], [shell('x', 'true')]),
-      ]),
-      clusterDir: dir,
-      transports: localTransports,
-      onEvent: events.onEvent,
-    });
+    const { summary, events } = await runLocally(
+      makePlan([task('empty', [], [], []), task('next', ['empty'], ['localhost'], [shell('x', 'true')])]),
+      dir,
+    );
     expect(summary.status).toBe('succeeded');
     expect(events.of('task-skip')).toMatchObject([{ task: 'empty', reason: 'no-hosts' }]);
     expect(events.started()).toEqual(['next']);
@@ -341,9 +282,7 @@ describe('runPlan event listeners', () => {
     const onEvent = () => {
       throw new Error('renderer broke');
     };
-    await expect(
-      runPlan({ plan, clusterDir: join(dir, 'c'), transports: localTransports, onEvent }),
-    ).rejects.toThrow('renderer broke');
+    await expect(runLocally(plan, join(dir, 'c'), { onEvent })).rejects.toThrow('renderer broke');
     expect(existsSync(join(dir, 'ran'))).toBe(true);
     expect(existsSync(join(dir, 'c', 'lock'))).toBe(false);
     expect(existsSync(join(dir, 'c', 'state.json'))).toBe(true);

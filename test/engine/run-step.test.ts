@@ -1,9 +1,9 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { backoffDelay, MAX_RETRY_DELAY_MS, runPlan, type StepExecutor } from '../../src/engine/index.js';
+import { backoffDelay, MAX_RETRY_DELAY_MS, type StepExecutor } from '../../src/engine/index.js';
 import { moduleStepExecutor } from '../../src/engine/module-step-executor.js';
 import { testTempDir } from '../helpers/temp.js';
-import { lines, localTransports, makePlan, recorder, shell, task } from './helpers.js';
+import { lines, makePlan, runLocally, shell, task } from './helpers.js';
 
 /** A command that fails until it has run `okAt` times, counting runs in a file. */
 const flaky = (counter: string, okAt: number) =>
@@ -15,13 +15,7 @@ describe('step retries', () => {
     const plan = makePlan([
       task('t', [], ['localhost'], [shell('flaky', flaky(join(dir, 'n'), 3), { retries: 4, delayMs: 20 })]),
     ]);
-    const events = recorder();
-    const summary = await runPlan({
-      plan,
-      clusterDir: join(dir, 'c'),
-      transports: localTransports,
-      onEvent: events.onEvent,
-    });
+    const { summary, events } = await runLocally(plan, join(dir, 'c'));
     expect(summary.status).toBe('succeeded');
     expect(await lines(join(dir, 'n'))).toEqual(['3']);
     expect(events.of('step-start').map((e) => e.attempt)).toEqual([1, 2, 3]);
@@ -39,13 +33,7 @@ describe('step retries', () => {
     const plan = makePlan([
       task('t', [], ['localhost'], [shell('flaky', flaky(join(dir, 'n'), 10), { retries: 2, delayMs: 5 })]),
     ]);
-    const events = recorder();
-    const summary = await runPlan({
-      plan,
-      clusterDir: join(dir, 'c'),
-      transports: localTransports,
-      onEvent: events.onEvent,
-    });
+    const { summary, events } = await runLocally(plan, join(dir, 'c'));
     expect(summary.status).toBe('failed');
     expect(await lines(join(dir, 'n'))).toEqual(['3']);
     expect(events.of('step-retry')).toHaveLength(2);
@@ -64,13 +52,7 @@ describe('step timeouts', () => {
   it('kills an attempt that outlives timeoutMs and reports it as timed out', async () => {
     const dir = await testTempDir('engine');
     const plan = makePlan([task('t', [], ['localhost'], [shell('hang', 'sleep 30', { timeoutMs: 300 })])]);
-    const events = recorder();
-    const summary = await runPlan({
-      plan,
-      clusterDir: join(dir, 'c'),
-      transports: localTransports,
-      onEvent: events.onEvent,
-    });
+    const { summary, events } = await runLocally(plan, join(dir, 'c'));
     expect(summary.status).toBe('failed');
     expect(events.of('step-end')[0]?.result).toMatchObject({
       timedOut: true,
@@ -89,13 +71,7 @@ describe('step timeouts', () => {
     const plan = makePlan([
       task('t', [], ['localhost'], [shell('hang once', cmd, { timeoutMs: 300, retries: 1, delayMs: 10 })]),
     ]);
-    const events = recorder();
-    const summary = await runPlan({
-      plan,
-      clusterDir: join(dir, 'c'),
-      transports: localTransports,
-      onEvent: events.onEvent,
-    });
+    const { summary, events } = await runLocally(plan, join(dir, 'c'));
     expect(summary.status).toBe('succeeded');
     expect(events.of('step-retry')[0]?.result.timedOut).toBe(true);
   });
@@ -109,12 +85,7 @@ describe('step timeouts', () => {
     const plan = makePlan([
       task('t', [], ['localhost'], [{ name: 'wait', module: 'custom', args: {}, timeoutMs: 200 }]),
     ]);
-    const summary = await runPlan({
-      plan,
-      clusterDir: dir,
-      transports: localTransports,
-      executeStep: stubborn,
-    });
+    const { summary } = await runLocally(plan, dir, { executeStep: stubborn });
     expect(summary.status).toBe('failed');
     expect(summary.error).toContain('timed out');
   });
@@ -135,12 +106,7 @@ describe('step execution hooks', () => {
       [],
       { greeting: 'hello' },
     );
-    const summary = await runPlan({
-      plan,
-      clusterDir: dir,
-      transports: localTransports,
-      executeStep: executor,
-    });
+    const { summary } = await runLocally(plan, dir, { executeStep: executor });
     expect(summary.status).toBe('succeeded');
     expect(seen).toEqual(['t/localhost/greet#1:echo hello']);
   });
@@ -149,14 +115,14 @@ describe('step execution hooks', () => {
     const dir = await testTempDir('engine');
     const plan = makePlan([task('t', [], ['localhost'], [shell('x', `echo RAW > ${dir}/out`)])]);
     const render = (value: unknown) => JSON.parse(JSON.stringify(value).replace('RAW', 'rendered'));
-    await runPlan({ plan, clusterDir: join(dir, 'c'), transports: localTransports, render });
+    await runLocally(plan, join(dir, 'c'), { render });
     expect(await lines(join(dir, 'out'))).toEqual(['rendered']);
   });
 
   it('fails a step whose template refers to something undefined, naming it', async () => {
     const dir = await testTempDir('engine');
     const plan = makePlan([task('t', [], ['localhost'], [shell('x', 'echo {{ outputs.missing }}')])]);
-    const summary = await runPlan({ plan, clusterDir: dir, transports: localTransports });
+    const { summary } = await runLocally(plan, dir);
     expect(summary.status).toBe('failed');
     expect(summary.error).toContain('template refers to undefined "outputs.missing"');
   });
@@ -166,8 +132,7 @@ describe('step execution hooks', () => {
     const plan = makePlan([
       task('t', [], ['localhost'], [shell('talk', 'printf "a"; sleep 0.1; printf "b\\nc"; echo err >&2')]),
     ]);
-    const events = recorder();
-    await runPlan({ plan, clusterDir: dir, transports: localTransports, onEvent: events.onEvent });
+    const { events } = await runLocally(plan, dir);
     const stdout = events.of('step-output').filter((e) => e.stream === 'stdout');
     expect(stdout.map((e) => e.data)).toEqual(['ab\n', 'c']);
     expect(events.of('step-output').find((e) => e.stream === 'stderr')?.data).toBe('err\n');

@@ -1,11 +1,10 @@
 import { readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type RunPlanOptions, readSecrets, runPlan } from '../../src/engine/index.js';
+import { readSecrets, runPlan } from '../../src/engine/index.js';
 import { createPlaybookStepExecutor } from '../../src/playbook/step-executor.js';
-import type { Plan } from '../../src/types/plan.js';
 import { testTempDir } from '../helpers/temp.js';
-import { localHosts, localTransports, makePlan, recorder, shell, task } from './helpers.js';
+import { localHosts, localTransports, makePlan, runLocally as runRecorded, shell, task } from './helpers.js';
 
 const dirs: string[] = [];
 /** A fresh directory, removed after the test. */
@@ -17,19 +16,6 @@ async function freshDir(): Promise<string> {
 afterEach(async () => {
   await Promise.all(dirs.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
 });
-
-/** Runs the plan on local processes with its events recorded; `extra` adds run options (the step executor). */
-async function runRecorded(plan: Plan, clusterDir: string, extra: Partial<RunPlanOptions> = {}) {
-  const events = recorder();
-  const summary = await runPlan({
-    plan,
-    clusterDir,
-    transports: localTransports,
-    onEvent: events.onEvent,
-    ...extra,
-  });
-  return { events, summary };
-}
 
 const TOKEN = 'abcdef.0123456789abcdef';
 

@@ -1,10 +1,9 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runPlan } from '../../src/engine/index.js';
 import type { InventoryHost } from '../../src/types/inventory.js';
 import { testTempDir } from '../helpers/temp.js';
-import { localTransports, makePlan, recorder, shell, task } from './helpers.js';
+import { makePlan, runLocally, shell, task } from './helpers.js';
 
 describe('steps limited to one OS', () => {
   it('runs an os-limited step only on hosts of that OS', async () => {
@@ -28,13 +27,7 @@ describe('steps limited to one OS', () => {
       ],
       hosts,
     );
-    const events = recorder();
-    const summary = await runPlan({
-      plan,
-      clusterDir: join(dir, 'cluster'),
-      transports: localTransports,
-      onEvent: events.onEvent,
-    });
+    const { summary } = await runLocally(plan, join(dir, 'cluster'));
     expect(summary.status).toBe('succeeded');
     expect(
       readdirSync(dir)

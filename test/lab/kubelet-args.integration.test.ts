@@ -1,55 +1,29 @@
-import { readFile, rm, writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { stringify } from 'yaml';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ClusterState } from '../../fixtures/lab/cluster-state.js';
 import { testTempDir } from '../helpers/temp.js';
 import { type FakeHost, fakeHost } from './helpers.js';
+import { joinConfiguration, kubeadmYaml, printJoinCommand, V1BETA4 } from './kubeadm-config.js';
 
 // kubeletExtraArgs from kubeadm's configuration files reach the kubelet through
 // /var/lib/kubelet/kubeadm-flags.env, and a flag the kubelet does not know stops it, as on a
 // real node. Stand-ins run as child processes on fake hosts (their own root, shared state).
-
-const V1BETA4 = 'kubeadm.k8s.io/v1beta4';
-const yaml = (...docs: object[]) => docs.map((d) => stringify(d)).join('---\n');
-
-const made: string[] = [];
-afterAll(async () => {
-  for (const dir of made) await rm(dir, { recursive: true, force: true });
-});
-
-/** A fake host whose root is removed after the tests. */
-async function host(stateDir: string, name: string, address: string): Promise<FakeHost> {
-  const h = await fakeHost(stateDir, name, address);
-  made.push(h.root);
-  return h;
-}
 
 describe('kubelet args through kubeadm configuration files', () => {
   let stateDir: string;
   let cp: FakeHost;
   let joinCommand: string[];
 
-  const joinConfig = (name: string, kubeletExtraArgs: unknown, apiVersion = V1BETA4) => ({
-    apiVersion,
-    kind: 'JoinConfiguration',
-    discovery: {
-      bootstrapToken: {
-        apiServerEndpoint: joinCommand[2],
-        token: joinCommand[joinCommand.indexOf('--token') + 1],
-        caCertHashes: [joinCommand[joinCommand.indexOf('--discovery-token-ca-cert-hash') + 1]],
-      },
-    },
-    nodeRegistration: { name, kubeletExtraArgs },
-  });
+  const joinConfig = (name: string, kubeletExtraArgs: unknown, apiVersion = V1BETA4) =>
+    joinConfiguration(joinCommand, { name, kubeletExtraArgs, apiVersion });
 
   beforeAll(async () => {
     stateDir = await testTempDir('state');
-    made.push(stateDir);
-    cp = await host(stateDir, 'cp1', '10.9.1.2');
+    cp = await fakeHost(stateDir, 'cp1', '10.9.1.2');
     await writeFile(
       join(cp.root, 'init.yaml'),
-      yaml(
+      kubeadmYaml(
         {
           apiVersion: V1BETA4,
           kind: 'InitConfiguration',
@@ -72,14 +46,7 @@ describe('kubelet args through kubeadm configuration files', () => {
     );
     const init = await cp.run('kubeadm', ['init', '--config', join(cp.root, 'init.yaml')]);
     expect(init.stderr).toBe('');
-    const printed = await cp.run('kubeadm', [
-      'token',
-      'create',
-      '--print-join-command',
-      '--kubeconfig',
-      join(cp.root, 'etc/kubernetes/admin.conf'),
-    ]);
-    joinCommand = printed.stdout.trim().split(/\s+/);
+    joinCommand = await printJoinCommand(cp);
   });
 
   it('writes InitConfiguration kubeletExtraArgs into kubeadm-flags.env, sorted, beside kubeadm’s own', async () => {
@@ -90,9 +57,9 @@ describe('kubelet args through kubeadm configuration files', () => {
   });
 
   it('joins a worker from a JoinConfiguration; v1beta3 takes the map form, v1beta4 refuses it', async () => {
-    const w1 = await host(stateDir, 'w1', '10.9.1.3');
+    const w1 = await fakeHost(stateDir, 'w1', '10.9.1.3');
     const file = join(w1.root, 'join.yaml');
-    await writeFile(file, yaml(joinConfig('w1', { 'node-labels': 'tier=a' })));
+    await writeFile(file, kubeadmYaml(joinConfig('w1', { 'node-labels': 'tier=a' })));
     const refused = await w1.run('kubeadm', ['join', '--config', file]);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain(
@@ -100,7 +67,10 @@ describe('kubelet args through kubeadm configuration files', () => {
     );
     const mixed = await w1.run('kubeadm', ['join', '--config', file, '--token', 'abcdef.0123456789abcdef']);
     expect(mixed.stderr).toContain("can not mix '--config' with arguments [token]");
-    await writeFile(file, yaml(joinConfig('w1', { 'node-labels': 'tier=a' }, 'kubeadm.k8s.io/v1beta3')));
+    await writeFile(
+      file,
+      kubeadmYaml(joinConfig('w1', { 'node-labels': 'tier=a' }, 'kubeadm.k8s.io/v1beta3')),
+    );
     const joined = await w1.run('kubeadm', ['join', '--config', file]);
     expect(joined.stderr).toBe('');
     expect(joined.code).toBe(0);
@@ -112,9 +82,9 @@ describe('kubelet args through kubeadm configuration files', () => {
   });
 
   it('fails the join when the kubelet refuses a flag it does not know, and registers no node', async () => {
-    const w2 = await host(stateDir, 'w2', '10.9.1.4');
+    const w2 = await fakeHost(stateDir, 'w2', '10.9.1.4');
     const file = join(w2.root, 'join.yaml');
-    await writeFile(file, yaml(joinConfig('w2', [{ name: 'node-nmae', value: 'w2' }])));
+    await writeFile(file, kubeadmYaml(joinConfig('w2', [{ name: 'node-nmae', value: 'w2' }])));
     const join2 = await w2.run('kubeadm', ['join', '--config', file]);
     expect(join2.code).toBe(1);
     expect(join2.stdout).toContain('[kubelet-start] Waiting for the kubelet to perform the TLS Bootstrap...');

@@ -1,10 +1,10 @@
 import { chmod, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { expect } from 'vitest';
-import { stringify } from 'yaml';
 import type { HostState } from '../../fixtures/lab/standins/runtime.js';
 import { loadVersions } from '../../src/versions/versions.js';
 import { type FakeHost, fakeHost } from './helpers.js';
+import { kubeadmYaml, V1BETA4 } from './kubeadm-config.js';
 
 // Fake lab hosts (helpers.ts fakeHost) prepared for the pinned Kubernetes release, and kubeadm
 // init on them: the lab models the pinned kubeadm's wait-control-plane, which the older fake
@@ -75,23 +75,21 @@ export async function init(h: FakeHost, name: string, address: string) {
   const config = join(h.root, 'kubeadm.yaml');
   await writeFile(
     config,
-    [
+    kubeadmYaml(
       {
-        apiVersion: 'kubeadm.k8s.io/v1beta4',
+        apiVersion: V1BETA4,
         kind: 'InitConfiguration',
         nodeRegistration: { name },
         localAPIEndpoint: { advertiseAddress: address },
       },
       {
-        apiVersion: 'kubeadm.k8s.io/v1beta4',
+        apiVersion: V1BETA4,
         kind: 'ClusterConfiguration',
         kubernetesVersion: `v${VERSION}`,
         controlPlaneEndpoint: `${address}:6443`,
         networking: { podSubnet: '10.244.0.0/16', serviceSubnet: '10.96.0.0/12' },
       },
-    ]
-      .map((d) => stringify(d))
-      .join('---\n'),
+    ),
   );
   return h.run('kubeadm', ['init', '--config', config, '--upload-certs']);
 }

@@ -13,6 +13,7 @@ import { loadVersions } from '../../src/versions/versions.js';
 import { OLD_CONTAINERD_TEMPLATE } from '../helpers/old-containerd-template.js';
 import { testTempDir } from '../helpers/temp.js';
 import { fakeHost } from './helpers.js';
+import { printJoinCommand } from './kubeadm-config.js';
 import { host, hostState, init, VERSION } from './pinned-kubeadm-host.js';
 
 // The lab's containerd and kubeadm and the images they need, on fake hosts running the stand-ins
@@ -226,14 +227,7 @@ describe('offline: the sandbox image containerd is configured with must be there
       offline: true,
       config: renderString(OLD_CONTAINERD_TEMPLATE, {}),
     });
-    const printed = await cp.run('kubeadm', [
-      'token',
-      'create',
-      '--print-join-command',
-      '--kubeconfig',
-      join(cp.root, 'etc/kubernetes/admin.conf'),
-    ]);
-    const joined = await w.run('kubeadm', printed.stdout.trim().split(/\s+/).slice(1));
+    const joined = await w.run('kubeadm', (await printJoinCommand(cp)).slice(1));
     expect(joined.stderr).toBe('');
     const state = ClusterState.open(stateDir);
     // kube-proxy (host network) on w1: containerd 2.x looks for the sandbox image after the network step.

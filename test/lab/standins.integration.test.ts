@@ -6,6 +6,7 @@ import { ClusterState } from '../../fixtures/lab/cluster-state.js';
 import { renderManifestObjects } from '../../src/manifests/index.js';
 import { testTempDir } from '../helpers/temp.js';
 import { type FakeHost, fakeHost, labManifestVars } from './helpers.js';
+import { printJoinCommand } from './kubeadm-config.js';
 
 /** kubeadm's config for cp1 (v1beta4): its node name, endpoint and pod/service subnets. */
 async function writeInitConfig(cp: FakeHost): Promise<string> {
@@ -131,8 +132,8 @@ describe('stand-in programs run as child processes', () => {
   });
 
   it('kubeadm join refuses a wrong CA hash with the real error, then joins with the right one', async () => {
-    const { worker, joinCommand: printJoinCommand } = await freshCluster({ init: true });
-    const joinCommand = await printJoinCommand();
+    const { worker, joinCommand: printJoin } = await freshCluster({ init: true });
+    const joinCommand = await printJoin();
     const wrong = joinCommand.map((a) => (a.startsWith('sha256:') ? `sha256:${'ab'.repeat(32)}` : a));
     const refused = await worker.run('kubeadm', wrong);
     expect(refused.code).toBe(1);
@@ -263,14 +264,7 @@ describe('what kubeadm reset leaves of the pod network, and ip', () => {
 
   /** A join command from cp for the worker (a fresh token each time). */
   async function joinArgs(): Promise<string[]> {
-    const printed = await cp.run('kubeadm', [
-      'token',
-      'create',
-      '--print-join-command',
-      '--kubeconfig',
-      join(cp.root, 'etc/kubernetes/admin.conf'),
-    ]);
-    return printed.stdout.trim().split(/\s+/).slice(1);
+    return (await printJoinCommand(cp)).slice(1);
   }
 
   beforeAll(async () => {

@@ -1,37 +1,22 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { STAND_IN_GOLDEN, STAND_IN_WINDOWS_ISO, virshResult } from '../../../fixtures/libvirt/golden.js';
+import { virsh } from '../../../fixtures/libvirt/libvirtd.js';
 import {
-  type GoldenTestHypervisor,
-  goldenTestHypervisor,
-  removeDomains,
-  STAND_IN_GOLDEN,
-  STAND_IN_WINDOWS_ISO,
-  virshResult,
-  writePoolFiles,
-} from '../../../fixtures/libvirt/golden.js';
-import { ensureLibvirtd, type TestLibvirtd, virsh } from '../../../fixtures/libvirt/libvirtd.js';
-import {
-  libvirtDestroyGuestsModule,
-  libvirtDestroyNetworkModule,
   libvirtGoldenCaptureModule,
   libvirtGoldenMarkModule,
   libvirtGuestsModule,
-  libvirtLeakCheckModule,
   libvirtRemoveConfigIsoModule,
 } from '../../../src/modules/libvirt/index.js';
 import type { Module } from '../../../src/modules/types.js';
 import { buildPlan } from '../../../src/plan/index.js';
-import type { GuestInput } from '../../../src/provider/libvirt/guest-os.js';
-import { clusterFilesDir, macAddress, networkName } from '../../../src/provider/libvirt/names.js';
 import { guestDeviceVars } from '../../../src/provider/libvirt/node-host.js';
-import { generateAdministratorPassword } from '../../../src/provider/libvirt/windows/index.js';
-import { windowsGoldenGuest } from '../../../src/provider/libvirt/windows-golden-guest.js';
-import { windowsGuest } from '../../../src/provider/libvirt/windows-guest.js';
 import { validateSpecInput } from '../../../src/spec/validate.js';
 import { evaluateCondition } from '../../../src/template/render.js';
 import { loadVersions } from '../../../src/versions/versions.js';
+import { useGoldenWindowsGuests } from './golden-windows-guests.js';
 
 // A golden-image task resumed after the first Windows guest was marked and sysprep started: on a
 // real libvirtd with QEMU under TCG, through kubemix's local transport, module after module as the
@@ -42,38 +27,7 @@ import { loadVersions } from '../../../src/versions/versions.js';
 const windowsIso = STAND_IN_WINDOWS_ISO;
 const golden = STAND_IN_GOLDEN;
 const nodes = ['win-1', 'win-2'];
-const passwords = Object.fromEntries(nodes.map((n) => [n, generateAdministratorPassword()]));
-let libvirtd: TestLibvirtd;
-let hv: GoldenTestHypervisor;
-// Known once the unique cluster is made (beforeAll).
-let cluster: string;
-let pool: string;
-let poolPath: string;
-let network: string;
-let common: GoldenTestHypervisor['common'];
-let install: ReturnType<typeof windowsGuest>;
-let guestsArgs: Record<string, unknown>;
-let captureArgs: Record<string, unknown>;
-
-function input(node: string): GuestInput {
-  return {
-    cluster,
-    node,
-    hypervisor: hv.host.name,
-    vcpus: 1,
-    memoryMiB: 128,
-    diskGiB: 1,
-    ip: hv.cluster.guest(nodes.indexOf(node)),
-    mac: macAddress(cluster, node),
-    network,
-    dnsDomain: `${cluster}.kubemix.internal`,
-    dataDir: hv.cluster.dataDir,
-    publicKey: 'ssh-ed25519 AAAA kubemix',
-    connection: 'winrm',
-    images: { windows: windowsIso },
-    windows: { version: '2022', computerName: node },
-  };
-}
+const g = useGoldenWindowsGuests({ stem: 'kmx-gres', nodes, bridge: 'kmxr' });
 
 /** The golden-image task's steps as `up` plans them (their modules and `when` conditions). */
 function plannedSteps() {
@@ -103,7 +57,7 @@ const modulesToRun = (registered: Record<string, unknown>) =>
     })
     .map((s) => s.module);
 
-const runHere = <A>(module: Module<A>, args: Record<string, unknown>) => hv.run(module, args);
+const runHere = <A>(module: Module<A>, args: Record<string, unknown>) => g.hv.run(module, args);
 const lv = virshResult;
 const domstate = async (domain: string) => (await lv('domstate', '--reason', domain)).stdout.trim();
 
@@ -117,85 +71,26 @@ async function shutOff(domain: string): Promise<string> {
   return domstate(domain);
 }
 
-/** The cluster's file directory, as create-network makes and records it (a test's `down` removes it). */
-async function makeFilesDir(): Promise<void> {
-  const filesDir = clusterFilesDir(hv.cluster.dataDir, cluster);
-  mkdirSync(filesDir, { recursive: true, mode: 0o700 });
-  await hv.ledger.record({
-    resources: [
-      { provider: 'libvirt', kind: 'directory', name: filesDir, location: hv.host.name, status: 'created' },
-    ],
-  });
-}
-
-/** The guests' isolated network (a test's `down` removes it; the next test starts it again). */
-async function startNetwork(): Promise<void> {
-  const file = join(hv.cluster.dataDir, 'network.xml');
-  writeFileSync(file, `<network><name>${network}</name><bridge name="kmxr${cluster.slice(-6)}"/></network>`);
-  await virsh('net-define', file);
-  await virsh('net-start', network);
-}
-
-beforeAll(async () => {
-  libvirtd = await ensureLibvirtd();
-  hv = await goldenTestHypervisor('kmx-gres');
-  cluster = hv.cluster.name;
-  pool = hv.cluster.pool;
-  poolPath = hv.poolPath;
-  common = hv.common;
-  network = networkName(cluster, hv.host.name);
-  install = windowsGuest(input('win-1'));
-  // libvirt_guests' arguments, the same for create-hosts and the golden-image task (libvirt-provider.ts).
-  guestsArgs = {
-    ...common,
-    accel: 'qemu',
-    passwords,
-    hypervisors: { [hv.host.name]: nodes.map((n) => windowsGoldenGuest(input(n), golden)) },
-    golden: { [hv.host.name]: { volume: golden.volume, install } },
-  };
-  captureArgs = {
-    ...common,
-    domain: install.domain,
-    node: 'win-1',
-    disk: `${cluster}.win-1.disk.qcow2`,
-    golden: golden.volume,
-    timeoutMinutes: 5,
-  };
-  await makeFilesDir();
-  // The stand-in "Windows ISO" in the image cache, as prepare-provider leaves the real one.
-  await writePoolFiles(hv, { [windowsIso.volume]: Buffer.alloc(1024 * 1024) });
-  await startNetwork();
-}, 120_000);
-
-afterAll(async () => {
-  if (cluster) await removeDomains(nodes.map((node) => `${cluster}.${node}`));
-  if (network) {
-    await lv('net-destroy', network);
-    await lv('net-undefine', network);
-    rmSync(`/run/libvirt/network/${network}`, { recursive: true, force: true });
-  }
-  await hv?.remove();
-  await libvirtd?.stop();
-}, 120_000);
-
 describe('golden image task resumed after sysprep started (real libvirtd + QEMU TCG; stand-ins, not Windows)', () => {
   it('keeps the marked first guest as it is, running or shut off, and captures it without the install watch', {
     timeout: 600_000,
   }, async () => {
+    const { hv, cluster, install, guestsArgs, captureArgs } = g;
+    const { pool } = hv.cluster;
     // create-hosts, then the first run of the golden-image task up to the mark.
     const created = await runHere(libvirtGuestsModule, guestsArgs);
     expect(created).toMatchObject({ failed: false, data: { golden: 'capture' } });
     expect(modulesToRun({ golden: 'capture' })).toContain('libvirt_windows_install');
     const devices = guestDeviceVars(install);
     const ejected = await runHere(libvirtRemoveConfigIsoModule, {
-      uri: common.uri,
+      uri: hv.common.uri,
       pool,
       domain: install.domain,
       volume: devices.libvirt_config_volume,
       target: devices.libvirt_config_target,
     });
     expect(ejected.failed).toBe(false);
-    const marked = await runHere(libvirtGoldenMarkModule, { uri: common.uri, domain: install.domain });
+    const marked = await runHere(libvirtGoldenMarkModule, { uri: hv.common.uri, domain: install.domain });
     expect(marked.msg).toBe(`${install.domain} is marked as being generalized`);
 
     // The run stops while "sysprep" runs; resumed, the task's first step leaves the guest alone.
@@ -225,7 +120,7 @@ describe('golden image task resumed after sysprep started (real libvirtd + QEMU 
     // before the mark, was not made again by the resumed runs (it has the overlay's name).
     const answer = execFileSync(
       'isoinfo',
-      ['-J', '-i', join(poolPath, `${cluster}.win-1.config.iso`), '-x', '/Autounattend.xml'],
+      ['-J', '-i', join(hv.poolPath, `${cluster}.win-1.config.iso`), '-x', '/Autounattend.xml'],
       { encoding: 'utf8' },
     );
     expect(answer.includes('<settings pass="specialize">')).toBe(true);
@@ -236,34 +131,29 @@ describe('golden image task resumed after sysprep started (real libvirtd + QEMU 
     ).toContain('metadata not found');
 
     // down: the mark went with the domain; nothing is left but the golden volume and the ISO.
-    const destroyed = await runHere(libvirtDestroyGuestsModule, {
-      ...common,
-      consoleDir: '',
-      purgeImages: [],
-      recorded: {},
-    });
+    const { destroyed, cleaned, leaks } = await g.down();
     expect(destroyed.failed).toBe(false);
-    const net = { ...common, cidr: hv.cluster.cidr, hypervisors: {} };
-    expect((await runHere(libvirtDestroyNetworkModule, net)).failed).toBe(false);
-    const leaks = await runHere(libvirtLeakCheckModule, net);
+    expect(cleaned.failed).toBe(false);
     expect(leaks.data?.['found'], JSON.stringify(leaks.data)).toEqual([]);
-    expect(readdirSync(poolPath).sort()).toEqual([golden.volume, windowsIso.volume].sort());
+    expect(readdirSync(hv.poolPath).sort()).toEqual([golden.volume, windowsIso.volume].sort());
   });
   it('remakes as an overlay a marked first guest that a capture published the golden volume from but did not remove', {
     timeout: 600_000,
   }, async () => {
+    const { hv, cluster, network, install, guestsArgs } = g;
+    const { pool } = hv.cluster;
     // Without the golden volume, create-hosts makes the first guest as installed; it is marked.
     await lv('vol-delete', '--pool', pool, golden.volume);
     // The previous test's `down` removed the network and the file directory.
-    if ((await lv('net-info', network)).exitCode !== 0) await startNetwork();
-    await makeFilesDir();
+    if ((await lv('net-info', network)).exitCode !== 0) await g.startNetwork();
+    await g.makeFilesDir();
     const created = await runHere(libvirtGuestsModule, guestsArgs);
     expect(created).toMatchObject({ failed: false, data: { golden: 'capture' } });
-    const marked = await runHere(libvirtGoldenMarkModule, { uri: common.uri, domain: install.domain });
+    const marked = await runHere(libvirtGoldenMarkModule, { uri: hv.common.uri, domain: install.domain });
     expect(marked.failed).toBe(false);
     // What a capture leaves when its removal of the guest fails: the volume published (a STAND-IN
     // qcow2 here), the installed guest still defined, running, marked.
-    execFileSync('qemu-img', ['create', '-q', '-f', 'qcow2', join(poolPath, golden.volume), '1G']);
+    execFileSync('qemu-img', ['create', '-q', '-f', 'qcow2', join(hv.poolPath, golden.volume), '1G']);
     await virsh('pool-refresh', pool);
 
     const remade = await runHere(libvirtGuestsModule, guestsArgs);
@@ -271,23 +161,16 @@ describe('golden image task resumed after sysprep started (real libvirtd + QEMU 
     for (const node of nodes) {
       expect(await domstate(`${cluster}.${node}`)).toMatch(/^running/);
       const disk = await virsh('vol-dumpxml', '--pool', pool, `${cluster}.${node}.disk.qcow2`);
-      expect(disk).toContain(`<path>${join(poolPath, golden.volume)}</path>`);
+      expect(disk).toContain(`<path>${join(hv.poolPath, golden.volume)}</path>`);
     }
     // A new domain: without the mark.
     expect(
       (await lv('metadata', install.domain, 'https://kubemix.dev/libvirt/golden/1', '--config')).stderr,
     ).toContain('metadata not found');
 
-    const destroyed = await runHere(libvirtDestroyGuestsModule, {
-      ...common,
-      consoleDir: '',
-      purgeImages: [],
-      recorded: {},
-    });
+    const { destroyed, cleaned, leaks } = await g.down();
     expect(destroyed.failed).toBe(false);
-    const net = { ...common, cidr: hv.cluster.cidr, hypervisors: {} };
-    expect((await runHere(libvirtDestroyNetworkModule, net)).failed).toBe(false);
-    const leaks = await runHere(libvirtLeakCheckModule, net);
+    expect(cleaned.failed).toBe(false);
     expect(leaks.data?.['found'], JSON.stringify(leaks.data)).toEqual([]);
   });
 });

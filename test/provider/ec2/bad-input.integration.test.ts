@@ -1,34 +1,10 @@
 import { CreateSubnetCommand, CreateVpcCommand, EC2Client, RunInstancesCommand } from '@aws-sdk/client-ec2';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { testClusterKey } from '../../../fixtures/ec2-proxy/cluster-key.js';
-import { MOTO_ENV, type Moto, startMoto } from '../../../fixtures/ec2-proxy/moto.js';
-import { taggedWithCluster } from '../../../fixtures/ec2-proxy/moto-data.js';
-import { Ec2FaultProxy } from '../../../fixtures/ec2-proxy/proxy.js';
+import { describe, expect, it } from 'vitest';
 import { KubemixError } from '../../../src/errors/index.js';
-import {
-  createHostsTask,
-  createNetworkTask,
-  destroyTask,
-  prepareProvider,
-} from '../../../src/provider/ec2/lifecycle.js';
-import { ec2Context, ec2Spec, MOTO_LINUX_AMI } from './harness.js';
+import { destroyTask, prepareProvider } from '../../../src/provider/ec2/lifecycle.js';
+import { ec2Spec, MOTO_LINUX_AMI, upToHosts, useMoto } from './harness.js';
 
-Object.assign(process.env, MOTO_ENV);
-
-let moto: Moto;
-const disposers: (() => Promise<void>)[] = [];
-beforeAll(async () => {
-  moto = await startMoto();
-});
-afterAll(async () => {
-  await moto?.stop();
-});
-afterEach(async () => {
-  for (const dispose of disposers.splice(0)) await dispose();
-  await moto.reset();
-});
-
-const key = await testClusterKey();
+const moto = useMoto();
 
 /** Runs prepare-provider, create-network and create-hosts as `up` does; returns the error. */
 async function upError(
@@ -39,12 +15,12 @@ async function upError(
 ) {
   const spec = ec2Spec({ name: cluster, endpoint, extra });
   if (options.region && spec.provider.type === 'ec2') spec.provider.region = options.region;
-  const ctx = await ec2Context({ cluster, endpoint, ...(options.region ? { region: options.region } : {}) });
-  disposers.push(ctx.dispose);
+  const ctx = await moto.context(cluster, {
+    endpoint,
+    ...(options.region ? { region: options.region } : {}),
+  });
   try {
-    await prepareProvider(ctx, spec);
-    await createNetworkTask(ctx, spec, key.publicKey);
-    await createHostsTask(ctx, spec, { publicKey: key.publicKey, privateKeyPem: key.privateKeyPem });
+    await upToHosts(ctx, spec);
   } catch (error) {
     return { error: error as KubemixError, ctx, spec };
   }
@@ -62,7 +38,7 @@ describe('EC2 bad input: one clear line, exit 2, nothing created', () => {
   it('unknown region', async () => {
     const { error } = await upError('region', moto.url, [], { region: 'xx-fake-1' });
     expectOneLineInput(error, /^provider\.region: unknown region xx-fake-1$/);
-    expect(await taggedWithCluster(moto.url, 'region')).toEqual([]);
+    expect(await moto.tagged('region')).toEqual([]);
   });
 
   it('a region the account has not enabled (OptInStatus not-opted-in)', async () => {
@@ -75,35 +51,27 @@ describe('EC2 bad input: one clear line, exit 2, nothing created', () => {
   });
 
   it('an account allowed only its region (aws:RequestedRegion) passes the region check', async () => {
-    const proxy = new Ec2FaultProxy(moto.url, { allowedRegions: ['eu-west-1'] });
-    const endpoint = await proxy.start();
-    try {
-      const spec = ec2Spec({ name: 'regiondeny', endpoint });
-      const ctx = await ec2Context({ cluster: 'regiondeny', endpoint });
-      disposers.push(ctx.dispose);
-      await expect(prepareProvider(ctx, spec)).resolves.toMatchObject({ availabilityZone: 'eu-west-1a' });
-      // The policy is in force: a call signed for another region is refused.
-      const elsewhere = await ec2Context({ cluster: 'regiondeny', endpoint, region: 'us-east-1' });
-      disposers.push(elsewhere.dispose);
-      const denied = await prepareProvider(elsewhere, {
-        ...spec,
-        provider: { ...spec.provider, region: 'us-east-1' },
-      } as typeof spec).then(
-        () => undefined,
-        (e: KubemixError) => e,
-      );
-      expect(denied?.message).toMatch(/UnauthorizedOperation/);
-      expect(proxy.calls.some((c) => c.injected === 'UnauthorizedOperation')).toBe(true);
-    } finally {
-      await proxy.stop();
-    }
+    const { proxy, endpoint } = await moto.faultProxy({ allowedRegions: ['eu-west-1'] });
+    const spec = ec2Spec({ name: 'regiondeny', endpoint });
+    const ctx = await moto.context('regiondeny', { endpoint });
+    await expect(prepareProvider(ctx, spec)).resolves.toMatchObject({ availabilityZone: 'eu-west-1a' });
+    // The policy is in force: a call signed for another region is refused.
+    const elsewhere = await moto.context('regiondeny', { endpoint, region: 'us-east-1' });
+    const denied = await prepareProvider(elsewhere, {
+      ...spec,
+      provider: { ...spec.provider, region: 'us-east-1' },
+    } as typeof spec).then(
+      () => undefined,
+      (e: KubemixError) => e,
+    );
+    expect(denied?.message).toMatch(/UnauthorizedOperation/);
+    expect(proxy.calls.some((c) => c.injected === 'UnauthorizedOperation')).toBe(true);
   });
 
   it('AMI not found', async () => {
     const spec = ec2Spec({ name: 'ami', endpoint: moto.url });
     if (spec.provider.type === 'ec2') spec.provider.images.linux = 'ami-0123456789abcdef0';
-    const ctx = await ec2Context({ cluster: 'ami', endpoint: moto.url });
-    disposers.push(ctx.dispose);
+    const ctx = await moto.context('ami');
     const failure = await prepareProvider(ctx, spec).then(
       () => undefined,
       (e: KubemixError) => e,
@@ -118,8 +86,7 @@ describe('EC2 bad input: one clear line, exit 2, nothing created', () => {
     const spec = ec2Spec({ name: 'types', endpoint: moto.url });
     spec.nodes.controlPlane.instanceType = 'x9.huge';
     if (spec.provider.type === 'ec2') spec.provider.images.windows = 'ssm:/kubemix/no/such/parameter';
-    const ctx = await ec2Context({ cluster: 'types', endpoint: moto.url });
-    disposers.push(ctx.dispose);
+    const ctx = await moto.context('types');
     const failure = (await prepareProvider(ctx, spec).then(
       () => undefined,
       (e: KubemixError) => e,
@@ -129,7 +96,7 @@ describe('EC2 bad input: one clear line, exit 2, nothing created', () => {
       'nodes.controlPlane.instanceType: x9.huge is not offered in eu-west-1',
       'provider.images.windows: SSM parameter /kubemix/no/such/parameter not found in eu-west-1',
     ]);
-    expect(await taggedWithCluster(moto.url, 'types')).toEqual([]);
+    expect(await moto.tagged('types')).toEqual([]);
   });
 
   it('an existing subnet whose range clashes with the pod CIDR', async () => {
@@ -151,7 +118,7 @@ describe('EC2 bad input: one clear line, exit 2, nothing created', () => {
         `^provider\\.subnetId: subnet ${id} \\(10\\.244\\.7\\.0/24\\) overlaps network\\.podCIDR \\(10\\.244\\.0\\.0/16\\)$`,
       ),
     );
-    expect(await taggedWithCluster(moto.url, 'clash')).toEqual([]);
+    expect(await moto.tagged('clash')).toEqual([]);
   });
 
   it('a subnet that does not exist', async () => {
@@ -182,8 +149,7 @@ describe('EC2 limits found before anything is created', () => {
   it('diskGiB below the AMI root volume names the group field', async () => {
     const spec = ec2Spec({ name: 'disk', endpoint: moto.url });
     spec.nodes.workers[1]!.diskGiB = 8;
-    const ctx = await ec2Context({ cluster: 'disk', endpoint: moto.url });
-    disposers.push(ctx.dispose);
+    const ctx = await moto.context('disk');
     const failure = await prepareProvider(ctx, spec).then(
       () => undefined,
       (e: KubemixError) => e,
@@ -193,7 +159,7 @@ describe('EC2 limits found before anything is created', () => {
       failure!,
       /^nodes\.workers\.1\.diskGiB: 8 GiB is smaller than the root volume of AMI ami-b7e93bce \(15 GiB\)$/,
     );
-    expect(await taggedWithCluster(moto.url, 'disk')).toEqual([]);
+    expect(await moto.tagged('disk')).toEqual([]);
   });
 
   it('the On-Demand Standard vCPU quota, counting what already runs in the account', async () => {
@@ -208,57 +174,42 @@ describe('EC2 limits found before anything is created', () => {
       }),
     );
     ec2.destroy();
-    const proxy = new Ec2FaultProxy(moto.url, { quotas: { 'L-1216C47A': 7 } });
-    const endpoint = await proxy.start();
-    try {
-      // controller t3.large + linux t3.large + win m5.large: 6 vCPUs; 6 + 2 > 7.
-      const { error } = await upError('vcpus', endpoint, []);
-      expectOneLineInput(
-        error,
-        /^nodes\.controlPlane\.instanceType: the cluster needs 6 vCPUs of On-Demand Standard instances and 2 run already, above the quota L-1216C47A of 7 in eu-west-1/,
-      );
-      expect(proxy.actions()).toContain('ServiceQuotas.GetServiceQuota');
-      expect(await taggedWithCluster(moto.url, 'vcpus')).toEqual([]);
-    } finally {
-      await proxy.stop();
-    }
+    const { proxy, endpoint } = await moto.faultProxy({ quotas: { 'L-1216C47A': 7 } });
+    // controller t3.large + linux t3.large + win m5.large: 6 vCPUs; 6 + 2 > 7.
+    const { error } = await upError('vcpus', endpoint, []);
+    expectOneLineInput(
+      error,
+      /^nodes\.controlPlane\.instanceType: the cluster needs 6 vCPUs of On-Demand Standard instances and 2 run already, above the quota L-1216C47A of 7 in eu-west-1/,
+    );
+    expect(proxy.actions()).toContain('ServiceQuotas.GetServiceQuota');
+    expect(await moto.tagged('vcpus')).toEqual([]);
   });
 
   it('the VPCs-per-region quota when kubemix would create a VPC', async () => {
-    const proxy = new Ec2FaultProxy(moto.url, { quotas: { 'L-F678F1CE': 1 } });
-    const endpoint = await proxy.start();
-    try {
-      // moto has the region's default VPC: one of one.
-      const { error } = await upError('vpcs', endpoint, []);
-      expectOneLineInput(
-        error,
-        /^provider\.subnetId: kubemix would create a VPC, but eu-west-1 has 1 of 1 \(quota L-F678F1CE, VPCs per Region\)/,
-      );
-      expect(await taggedWithCluster(moto.url, 'vpcs')).toEqual([]);
-    } finally {
-      await proxy.stop();
-    }
+    const { endpoint } = await moto.faultProxy({ quotas: { 'L-F678F1CE': 1 } });
+    // moto has the region's default VPC: one of one.
+    const { error } = await upError('vpcs', endpoint, []);
+    expectOneLineInput(
+      error,
+      /^provider\.subnetId: kubemix would create a VPC, but eu-west-1 has 1 of 1 \(quota L-F678F1CE, VPCs per Region\)/,
+    );
+    expect(await moto.tagged('vpcs')).toEqual([]);
   });
 });
 
 describe('EC2 runtime failures: one line, exit 1', () => {
   it('insufficient quota at RunInstances names the quota; down then leaves nothing', async () => {
-    const proxy = new Ec2FaultProxy(moto.url, {
+    const { endpoint } = await moto.faultProxy({
       failOnce: { RunInstances: 1 },
       failCode: 'VcpuLimitExceeded',
     });
-    const endpoint = await proxy.start();
-    try {
-      const { error, ctx, spec } = await upError('quota', endpoint, []);
-      expect(error.exitCode).toBe(1);
-      expect(error.message).toMatch(
-        /^create-hosts: 1 x t3\.large for group control-plane: VcpuLimitExceeded .*raise the quota/,
-      );
-      expect(error.message).not.toContain('\n');
-      await destroyTask(ctx, spec);
-      expect(await taggedWithCluster(moto.url, 'quota')).toEqual([]);
-    } finally {
-      await proxy.stop();
-    }
+    const { error, ctx, spec } = await upError('quota', endpoint, []);
+    expect(error.exitCode).toBe(1);
+    expect(error.message).toMatch(
+      /^create-hosts: 1 x t3\.large for group control-plane: VcpuLimitExceeded .*raise the quota/,
+    );
+    expect(error.message).not.toContain('\n');
+    await destroyTask(ctx, spec);
+    expect(await moto.tagged('quota')).toEqual([]);
   });
 });

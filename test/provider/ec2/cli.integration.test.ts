@@ -1,70 +1,29 @@
-import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { MOTO_ENV, type Moto, startMoto } from '../../../fixtures/ec2-proxy/moto.js';
-import { taggedWithCluster } from '../../../fixtures/ec2-proxy/moto-data.js';
-import { Ec2FaultProxy } from '../../../fixtures/ec2-proxy/proxy.js';
-import { runCli, tempHome } from '../../cli/run-cli.js';
-import { MOTO_LINUX_AMI, MOTO_WINDOWS_AMI } from './harness.js';
-
-Object.assign(process.env, MOTO_ENV);
+import { describe, expect, it } from 'vitest';
+import { upKilledAt, useMoto } from './harness.js';
 
 // `kubemix up` / `down` on an EC2 spec, the way a user runs them, against moto behind the
 // fault proxy. The runs stop after create-hosts: moto's instances are not machines.
-let moto: Moto;
-const cleanups: (() => Promise<void> | void)[] = [];
-beforeAll(async () => {
-  moto = await startMoto();
-});
-afterAll(async () => {
-  await moto?.stop();
-});
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-  await moto.reset();
-});
+const moto = useMoto();
 
-async function cluster(name: string, options: { windows?: number; region?: string | null } = {}) {
-  const proxy = new Ec2FaultProxy(moto.url);
-  const endpoint = await proxy.start();
-  const home = tempHome();
-  cleanups.push(() => rmSync(home, { recursive: true, force: true }));
-  cleanups.push(() => proxy.stop());
-  const spec = join(home, `${name}.yaml`);
-  writeFileSync(
-    spec,
-    [
-      `name: ${name}`,
-      'provider:',
-      '  type: ec2',
-      ...(options.region === null ? [] : [`  region: ${options.region ?? 'eu-west-1'}`]),
-      '  operatorCidr: 127.0.0.0/8',
-      `  endpoint: ${endpoint}`,
-      `  images: { linux: ${MOTO_LINUX_AMI}, windows: ${MOTO_WINDOWS_AMI} }`,
-      'nodes:',
-      '  workers:',
-      '    - { name: linux, os: linux, count: 2 }',
-      `    - { name: win, os: windows, count: ${options.windows ?? 1} }`,
-    ].join('\n'),
-  );
-  const cli = (args: string[], env: Record<string, string> = {}) =>
-    runCli(args, { home, env: { ...MOTO_ENV, ...env } });
-  return { proxy, spec, home, cli };
-}
+const cluster = (name: string, options: { windows?: number; region?: string | null } = {}) =>
+  moto.cliCluster({
+    name,
+    linuxWorkers: 2,
+    ...(options.windows === undefined ? {} : { windowsWorkers: options.windows }),
+    ...(options.region === undefined ? {} : { region: options.region }),
+  });
 
 interface State {
   resources: { kind: string; name: string; details?: Record<string, string> }[];
 }
-
-const instances = async (name: string) =>
-  (await taggedWithCluster(moto.url, name)).filter((r) => r.startsWith('Instance '));
 
 describe('kubemix up/down on EC2 (moto)', () => {
   it('up to create-hosts records the hosts, keeps the passwords in secrets.json only, and down leaves nothing', async () => {
     const { spec, cli, proxy, home } = await cluster('cli-up');
     const up = await cli(['up', spec, '--stop-after', 'create-hosts']);
     expect(up.exitCode, up.stderr).toBe(0);
-    expect(await instances('cli-up')).toHaveLength(4);
+    expect(await moto.tagged('cli-up', 'Instance')).toHaveLength(4);
     // status: every recorded resource with EC2's id for it, and that it exists (asked of EC2 by tag).
     const status = await cli(['status', spec]);
     expect(status.exitCode, status.stderr).toBe(0);
@@ -73,7 +32,7 @@ describe('kubemix up/down on EC2 (moto)', () => {
     const recorded = (JSON.parse(readFileSync(join(dir, 'state.json'), 'utf8')) as State).resources;
     const idOf = (kind: string, name: string) =>
       recorded.find((r) => r.kind === kind && r.name === name)?.details?.['id'] ?? 'none recorded';
-    const tagged = (await taggedWithCluster(moto.url, 'cli-up')).join('\n');
+    const tagged = (await moto.tagged('cli-up')).join('\n');
     for (const [kind, name, shown] of [
       ['vpc', 'vpc', 'vpc'],
       ['subnet', 'subnet', 'subnet'],
@@ -98,7 +57,7 @@ describe('kubemix up/down on EC2 (moto)', () => {
     expect(up.stdout + up.stderr).not.toContain(password);
     const down = await cli(['down', spec]);
     expect(down.exitCode, down.stderr).toBe(0);
-    expect(await taggedWithCluster(moto.url, 'cli-up')).toEqual([]);
+    expect(await moto.tagged('cli-up')).toEqual([]);
     // After down, status says so (and lists no resource: nothing is left).
     const after = await cli(['status', spec]);
     expect(after.exitCode, after.stderr).toBe(0);
@@ -116,22 +75,16 @@ describe('kubemix up/down on EC2 (moto)', () => {
     'SIGKILL while EC2 works on %s (#%i): resume creates no duplicates, down leaves nothing',
     async (action, nth) => {
       const name = `kill-${action.toLowerCase()}-${nth}`;
-      const { spec, cli, proxy } = await cluster(name);
-      const up = cli(['up', spec, '--stop-after', 'create-hosts']);
-      let seen = 0;
-      // The call reaches moto (the resource is made), then kubemix dies before it hears back.
-      proxy.onAction = (done) => {
-        if (done === action && ++seen === nth) up.kill('SIGKILL');
-      };
-      const killed = await up;
+      const c = await cluster(name);
+      const { spec, cli } = c;
+      const killed = await upKilledAt(c, action, nth);
       expect(killed.signal).toBe('SIGKILL');
-      proxy.onAction = undefined;
       const resumed = await cli(['up', spec, '--stop-after', 'create-hosts']);
       expect(resumed.exitCode, resumed.stderr).toBe(0);
-      expect(await instances(name)).toHaveLength(4);
+      expect(await moto.tagged(name, 'Instance')).toHaveLength(4);
       const down = await cli(['down', spec]);
       expect(down.exitCode, down.stderr).toBe(0);
-      expect(await taggedWithCluster(moto.url, name)).toEqual([]);
+      expect(await moto.tagged(name)).toEqual([]);
     },
   );
 
@@ -139,27 +92,23 @@ describe('kubemix up/down on EC2 (moto)', () => {
     const { spec, cli } = await cluster('cli-pinned', { region: null, windows: 0 });
     const up = await cli(['up', spec, '--stop-after', 'create-hosts'], { AWS_REGION: 'eu-west-1' });
     expect(up.exitCode, up.stderr).toBe(0);
-    expect(await instances('cli-pinned')).toHaveLength(3);
+    expect(await moto.tagged('cli-pinned', 'Instance')).toHaveLength(3);
     const elsewhere = { AWS_REGION: 'us-east-1' };
     const status = await cli(['status', spec], elsewhere);
     expect(status.exitCode, status.stderr).toBe(0);
     expect(status.stdout).toMatch(/eu-west-1 {2}vpc vpc-[0-9a-f]+ {2}recorded created {2}exists/);
     const down = await cli(['down', spec], elsewhere);
     expect(down.exitCode, down.stderr).toBe(0);
-    expect(await taggedWithCluster(moto.url, 'cli-pinned')).toEqual([]);
+    expect(await moto.tagged('cli-pinned')).toEqual([]);
   });
 
   it('SIGKILL, then down without resuming: nothing left', async () => {
-    const { spec, cli, proxy } = await cluster('kill-down');
-    const up = cli(['up', spec, '--stop-after', 'create-hosts']);
-    proxy.onAction = (done) => {
-      if (done === 'RunInstances') up.kill('SIGKILL');
-    };
-    await up;
-    proxy.onAction = undefined;
+    const c = await cluster('kill-down');
+    const { spec, cli } = c;
+    await upKilledAt(c, 'RunInstances');
     const down = await cli(['down', spec]);
     expect(down.exitCode, down.stderr).toBe(0);
-    expect(await taggedWithCluster(moto.url, 'kill-down')).toEqual([]);
+    expect(await moto.tagged('kill-down')).toEqual([]);
   });
 
   it('bad input (unknown region): exit 2, one line naming the field, nothing created', async () => {
@@ -168,7 +117,7 @@ describe('kubemix up/down on EC2 (moto)', () => {
     expect(up.exitCode).toBe(2);
     expect(up.stderr).toContain('provider.region: unknown region xx-fake-1');
     expect(up.stderr).not.toMatch(/\n\s+at /);
-    expect(await taggedWithCluster(moto.url, 'cli-region')).toEqual([]);
+    expect(await moto.tagged('cli-region')).toEqual([]);
   });
 
   it('missing credentials: exit 2, one line naming the chain it tried', async () => {

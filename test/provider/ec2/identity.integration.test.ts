@@ -1,56 +1,25 @@
 import { CreateSecurityGroupCommand, CreateVpcCommand, EC2Client } from '@aws-sdk/client-ec2';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { testClusterKey } from '../../../fixtures/ec2-proxy/cluster-key.js';
-import { MOTO_ENV, type Moto, startMoto } from '../../../fixtures/ec2-proxy/moto.js';
-import { taggedWith, taggedWithCluster } from '../../../fixtures/ec2-proxy/moto-data.js';
+import { describe, expect, it } from 'vitest';
+import { taggedWith } from '../../../fixtures/ec2-proxy/moto-data.js';
 import { KubemixError } from '../../../src/errors/index.js';
 import { ec2IamActions } from '../../../src/provider/ec2/iam-policy.js';
 import { recordedIdentity } from '../../../src/provider/ec2/identity.js';
 import { inspectCluster } from '../../../src/provider/ec2/inspect.js';
-import {
-  createHostsTask,
-  createNetworkTask,
-  destroyTask,
-  leakCheckTask,
-  prepareProvider,
-} from '../../../src/provider/ec2/lifecycle.js';
+import { destroyTask, leakCheckTask, prepareProvider } from '../../../src/provider/ec2/lifecycle.js';
 import { planEc2 } from '../../../src/provider/ec2/plan.js';
-import { ec2Context, ec2Spec } from './harness.js';
-
-Object.assign(process.env, MOTO_ENV);
+import { ec2Spec, upToHosts, useMoto } from './harness.js';
 
 // Two clusters may share a name in one region (two people, two checkouts): kubemix tells them
 // apart by the id each build records, never by the name.
-let moto: Moto;
-const disposers: (() => Promise<void>)[] = [];
-beforeAll(async () => {
-  moto = await startMoto();
-});
-afterAll(async () => {
-  await moto?.stop();
-});
-afterEach(async () => {
-  for (const dispose of disposers.splice(0)) await dispose();
-  await moto.reset();
-});
-
-const key = await testClusterKey();
-
-async function context(cluster: string) {
-  const ctx = await ec2Context({ cluster, endpoint: moto.url });
-  disposers.push(ctx.dispose);
-  return ctx;
-}
+const moto = useMoto();
 
 // No Windows workers: moto's GetPasswordData is no password (the proxy's is; lifecycle tests use it).
 const specOf = (name: string) => ec2Spec({ name, endpoint: moto.url, windowsWorkers: 0 });
 
 async function build(cluster: string) {
-  const ctx = await context(cluster);
+  const ctx = await moto.context(cluster);
   const spec = specOf(cluster);
-  await prepareProvider(ctx, spec);
-  await createNetworkTask(ctx, spec, key.publicKey);
-  await createHostsTask(ctx, spec, { publicKey: key.publicKey, privateKeyPem: key.privateKeyPem });
+  await upToHosts(ctx, spec);
   return { ctx, spec };
 }
 
@@ -59,7 +28,7 @@ describe('EC2 cluster identity', () => {
     const { ctx } = await build('tagged');
     const identity = recordedIdentity(ctx.ledger.resources);
     expect(identity?.region).toBe('eu-west-1');
-    const byName = await taggedWithCluster(moto.url, 'tagged');
+    const byName = await moto.tagged('tagged');
     expect(byName.filter((r) => r.startsWith('Instance '))).toHaveLength(2);
     expect(await taggedWith(moto.url, 'kubemix.io/cluster-id', identity!.clusterId)).toEqual(byName);
   });
@@ -80,8 +49,8 @@ describe('EC2 cluster identity', () => {
 
   it('refuses a second cluster of the same name at prepare-provider, and its down leaves the first alone', async () => {
     const first = await build('twin');
-    const before = await taggedWithCluster(moto.url, 'twin');
-    const second = await context('twin');
+    const before = await moto.tagged('twin');
+    const second = await moto.context('twin');
     const spec = specOf('twin');
     const refused = await prepareProvider(second, spec).then(
       () => undefined,
@@ -91,14 +60,14 @@ describe('EC2 cluster identity', () => {
     expect(refused?.exitCode).toBe(2);
     expect(refused?.message).toMatch(/^name: another cluster named twin exists in eu-west-1 \(/);
     expect(refused?.message).not.toContain('\n');
-    expect(await taggedWithCluster(moto.url, 'twin')).toEqual(before);
+    expect(await moto.tagged('twin')).toEqual(before);
     // The refused build's down deletes nothing of the first one's.
     await destroyTask(second, spec);
     await leakCheckTask(second);
-    expect(await taggedWithCluster(moto.url, 'twin')).toEqual(before);
+    expect(await moto.tagged('twin')).toEqual(before);
     await destroyTask(first.ctx, first.spec);
     await leakCheckTask(first.ctx);
-    expect(await taggedWithCluster(moto.url, 'twin')).toEqual([]);
+    expect(await moto.tagged('twin')).toEqual([]);
   });
 
   it('a resumed up refuses a spec region other than the recorded one, and a build started before ids', async () => {
@@ -114,7 +83,7 @@ describe('EC2 cluster identity', () => {
       'provider.region: moved was built in eu-west-1 (recorded in state.json); run kubemix down before building it in us-east-1',
     );
     // A state with resources but no identity: made before ids.
-    const legacy = await context('moved');
+    const legacy = await moto.context('moved');
     await legacy.ledger.record({
       resources: ctx.ledger.resources.filter((r) => r.kind !== 'cluster'),
     });
@@ -159,9 +128,9 @@ describe('EC2 cluster identity', () => {
     );
     ec2.destroy();
     // No identity in the state: the build predates ids.
-    const ctx = await context('old');
+    const ctx = await moto.context('old');
     await destroyTask(ctx, specOf('old'));
     await leakCheckTask(ctx);
-    expect(await taggedWithCluster(moto.url, 'old')).toEqual([`VPC ${newer.Vpc?.VpcId}`]);
+    expect(await moto.tagged('old')).toEqual([`VPC ${newer.Vpc?.VpcId}`]);
   });
 });

@@ -3,78 +3,30 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DescribeInstanceAttributeCommand, DescribeInstancesCommand, EC2Client } from '@aws-sdk/client-ec2';
 import { PutParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { MOTO_ENV, type Moto, startMoto } from '../../../fixtures/ec2-proxy/moto.js';
-import { taggedWithCluster } from '../../../fixtures/ec2-proxy/moto-data.js';
-import { Ec2FaultProxy, type FaultPlan } from '../../../fixtures/ec2-proxy/proxy.js';
-import { runCli, tempHome } from '../../cli/run-cli.js';
-import { MOTO_LINUX_AMI, MOTO_WINDOWS_AMI } from './harness.js';
-
-Object.assign(process.env, MOTO_ENV);
+import { describe, expect, it } from 'vitest';
+import type { FaultPlan } from '../../../fixtures/ec2-proxy/proxy.js';
+import { MOTO_LINUX_AMI, upKilledAt, useMoto } from './harness.js';
 
 // `kubemix up` killed in create-hosts and run again, the way a user resumes: the second run must
 // send RunInstances exactly as the first did (EC2 answers IdempotentParameterMismatch to a client
 // token reused with other parameters) and pin the WinRM certificate the instances were given.
-let moto: Moto;
-const cleanups: (() => Promise<void> | void)[] = [];
-beforeAll(async () => {
-  moto = await startMoto();
-});
-afterAll(async () => {
-  await moto?.stop();
-});
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-  await moto.reset();
-});
+const moto = useMoto();
 
 /** A moto SSM parameter naming an AMI: what an SSM "latest" parameter is, rolled by the test. */
 const LINUX_PARAMETER = '/kubemix-test/linux/latest';
 // Another x86_64 Linux AMI moto ships (moto/ec2/resources/amis.json.gz): the parameter rolls to it.
 const NEWER_LINUX_AMI = 'ami-1e749f67';
 
-async function cluster(
+const cluster = (
   name: string,
   options: { winrm: 'http' | 'https'; linuxImage?: string },
   faults: FaultPlan = {},
-) {
-  const proxy = new Ec2FaultProxy(moto.url, faults);
-  const endpoint = await proxy.start();
-  const home = tempHome();
-  cleanups.push(() => rmSync(home, { recursive: true, force: true }));
-  cleanups.push(() => proxy.stop());
-  const spec = join(home, `${name}.yaml`);
-  writeFileSync(
-    spec,
-    [
-      `name: ${name}`,
-      'provider:',
-      '  type: ec2',
-      '  region: eu-west-1',
-      '  operatorCidr: 127.0.0.0/8',
-      `  winrm: ${options.winrm}`,
-      `  endpoint: ${endpoint}`,
-      `  images: { linux: ${options.linuxImage ?? MOTO_LINUX_AMI}, windows: ${MOTO_WINDOWS_AMI} }`,
-      'nodes:',
-      '  workers:',
-      '    - { name: linux, os: linux, count: 1 }',
-      '    - { name: win, os: windows, count: 1 }',
-    ].join('\n'),
-  );
-  const cli = (args: string[]) => runCli(args, { home, env: { ...MOTO_ENV } });
-  return { proxy, spec, cli, dir: join(home, 'clusters', name) };
-}
+) => moto.cliCluster({ name, ...options }, faults);
 
 /** `kubemix up` to create-hosts, SIGKILLed once EC2 has carried out the `nth` `action`. */
 async function killedAt(c: Awaited<ReturnType<typeof cluster>>, action: string, nth = 1) {
-  const up = c.cli(['up', c.spec, '--stop-after', 'create-hosts']);
-  let seen = 0;
-  c.proxy.onAction = (done) => {
-    if (done === action && ++seen === nth) up.kill('SIGKILL');
-  };
-  const killed = await up;
+  const killed = await upKilledAt(c, action, nth);
   expect(killed.signal, killed.stderr).toBe('SIGKILL');
-  c.proxy.onAction = undefined;
 }
 
 /**
@@ -87,7 +39,7 @@ const RESUME_TAG_LOOKUPS = 3;
 
 const motoEc2 = () => {
   const ec2 = new EC2Client({ region: 'eu-west-1', endpoint: moto.url, maxAttempts: 1 });
-  cleanups.push(() => ec2.destroy());
+  moto.afterTest(() => ec2.destroy());
   return ec2;
 };
 
@@ -109,9 +61,6 @@ async function certificateInUserData(instanceId: string, scratch: string): Promi
   return (line.trim().split('=')[1] ?? '').replaceAll(':', '').toLowerCase();
 }
 
-const liveInstances = async (name: string) =>
-  (await taggedWithCluster(moto.url, name)).filter((r) => r.startsWith('Instance '));
-
 describe('a resumed create-hosts on EC2 (moto)', () => {
   it.each([
     ['while it waits for the Windows password', 'GetPasswordData', { passwordPending: 1_000_000 }],
@@ -130,7 +79,7 @@ describe('a resumed create-hosts on EC2 (moto)', () => {
       c.proxy.setFaults({ tagLag: action === 'RunInstances' ? RESUME_TAG_LOOKUPS : 1 });
       const resumed = await c.cli(['up', c.spec, '--stop-after', 'create-hosts']);
       expect(resumed.exitCode, resumed.stderr).toBe(0);
-      expect(await liveInstances(name)).toHaveLength(3);
+      expect(await moto.tagged(name, 'Instance')).toHaveLength(3);
       // Killed after the last RunInstances, before any tag lookup saw the instances: the resume
       // sent all three again (and EC2 answered each first call's result).
       const launches = c.proxy.actions().filter((a) => a === 'RunInstances');
@@ -150,7 +99,7 @@ describe('a resumed create-hosts on EC2 (moto)', () => {
       c.proxy.setFaults({});
       const down = await c.cli(['down', c.spec]);
       expect(down.exitCode, down.stderr).toBe(0);
-      expect(await taggedWithCluster(moto.url, name)).toEqual([]);
+      expect(await moto.tagged(name)).toEqual([]);
     },
   );
 
@@ -174,15 +123,15 @@ describe('a resumed create-hosts on EC2 (moto)', () => {
     );
     const again = await c.cli(['up', c.spec, '--stop-after', 'create-hosts']);
     expect(again.exitCode, again.stderr).toBe(0);
-    expect(await liveInstances('dies-at-launch')).toHaveLength(3);
+    expect(await moto.tagged('dies-at-launch', 'Instance')).toHaveLength(3);
     const down = await c.cli(['down', c.spec]);
     expect(down.exitCode, down.stderr).toBe(0);
-    expect(await taggedWithCluster(moto.url, 'dies-at-launch')).toEqual([]);
+    expect(await moto.tagged('dies-at-launch')).toEqual([]);
   });
 
   it('an SSM image parameter that rolls between the runs: the resume launches the recorded AMI', async () => {
     const ssm = new SSMClient({ region: 'eu-west-1', endpoint: moto.url, maxAttempts: 1 });
-    cleanups.push(() => ssm.destroy());
+    moto.afterTest(() => ssm.destroy());
     const put = (value: string) =>
       ssm.send(
         new PutParameterCommand({ Name: LINUX_PARAMETER, Value: value, Type: 'String', Overwrite: true }),
