@@ -1,4 +1,4 @@
-import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { testTempDirSync } from '../helpers/temp.js';
@@ -31,6 +31,27 @@ describe('layering allow-list', () => {
         layers.add(entry.name);
     }
     expect([...layers].filter((layer) => ALLOWED[layer] === undefined)).toEqual([]);
+  });
+
+  it('is the table of test/README.md, "Layering"', () => {
+    const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+    const section = readme.split('\n## Layering\n')[1]!.split('\n## ')[0]!;
+    const table: Record<string, string[]> = {};
+    for (const row of section
+      .split('\n')
+      .filter((line) => line.startsWith('| '))
+      .slice(2)) {
+      const [folders, imports] = row
+        .split('|')
+        .slice(1, 3)
+        .map((cell) => cell.trim());
+      const list = imports ? imports.split(', ') : [];
+      for (const folder of folders!.split(', ')) table[folder] = [...list].sort();
+    }
+    const sorted = Object.fromEntries(
+      Object.entries(ALLOWED).map(([layer, list]) => [layer, [...list].sort()]),
+    );
+    expect(table).toEqual(sorted);
   });
 
   it('lists each known exception once, with its reason', () => {
