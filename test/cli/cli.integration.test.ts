@@ -9,7 +9,9 @@ const stackTrace = /^\s+at .+\(.+:\d+:\d+\)$/m;
 
 describe('kubemix plan', () => {
   it('plans the Kubeinit short form with nothing else given', async () => {
-    const result = await runCli(['plan', 'k8s-libvirt-1-1-1'], { home: tempHome() });
+    // A wide terminal, so the summary's lists stay on one line (how they wrap when narrower:
+    // test/cli/plan-summary.test.ts and plan-output.integration.test.ts).
+    const result = await runCli(['plan', 'k8s-libvirt-1-1-1'], { home: tempHome(), env: { COLUMNS: '200' } });
     expect(result.exitCode).toBe(0);
     expect(result.stdout).toContain('Plan for cluster k8s-libvirt-1-1-1');
     expect(result.stdout).toContain('hypervisor-01');
