@@ -3,6 +3,7 @@
  * one consumer of this API.
  */
 
+export * from './cluster/index.js';
 export * from './engine/index.js';
 export * from './errors/index.js';
 export { createTransport } from './executor/create-transport.js';

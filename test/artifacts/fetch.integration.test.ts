@@ -18,8 +18,8 @@ import {
   loadArtifactsFile,
   renderArtifacts,
 } from '../../src/artifacts/index.js';
-import { loadClusterContext } from '../../src/cli/cluster-context.js';
 import { artifactsCommand } from '../../src/cli/commands/artifacts.js';
+import { loadClusterContext } from '../../src/cluster/index.js';
 import { KubemixError } from '../../src/errors/index.js';
 import { loadVersions } from '../../src/versions/versions.js';
 import { testTempDir } from '../helpers/temp.js';
@@ -80,7 +80,7 @@ async function specFile(windows = true): Promise<{ dir: string; spec: string }> 
 
 /** The artifacts a spec file needs, as the command renders them. */
 async function listFor(spec: string) {
-  const context = await loadClusterContext(spec, {});
+  const context = await loadClusterContext({ spec: spec });
   return renderArtifacts(loadArtifactsFile(), context.upPlan().vars);
 }
 

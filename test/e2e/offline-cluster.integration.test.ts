@@ -15,8 +15,8 @@ import { normalizeImageRef } from '../../fixtures/lab/standins/tools/image-archi
 import { type LabStaticRelease, makeStaticRelease } from '../../fixtures/lab/static-release.js';
 import { offlineHostInfo } from '../../fixtures/windows-sim/cluster-commands-offline.js';
 import { type Artifact, loadArtifactsFile, renderArtifacts } from '../../src/artifacts/index.js';
-import { loadClusterContext } from '../../src/cli/cluster-context.js';
 import { artifactsCommand } from '../../src/cli/commands/artifacts.js';
+import { loadClusterContext } from '../../src/cluster/index.js';
 import type { InventoryHost } from '../../src/types/inventory.js';
 import { loadVersions } from '../../src/versions/versions.js';
 import { kubemix, tempClusterDir } from './helpers.js';
@@ -89,7 +89,7 @@ beforeAll(async () => {
 
   // A loopback mirror with every file (fixtures/artifacts/offline-mirror.ts); the image archives
   // are placed in the artifacts directory by hand, as README says.
-  const context = await loadClusterContext(spec, {});
+  const context = await loadClusterContext({ spec: spec });
   list = renderArtifacts(loadArtifactsFile(), context.upPlan().vars);
   const artifactsDir = join(dirname(spec), 'artifacts');
   mirror = await startOfflineMirror({ list, work: dirname(spec), artifactsDir, files: release.files });

@@ -10,8 +10,8 @@ import { type ClusterLab, startClusterLab } from '../../fixtures/lab/cluster-lab
 import type { HostState } from '../../fixtures/lab/standins/runtime.js';
 import { type LabStaticRelease, makeStaticRelease } from '../../fixtures/lab/static-release.js';
 import { loadArtifactsFile, renderArtifacts } from '../../src/artifacts/index.js';
-import { loadClusterContext } from '../../src/cli/cluster-context.js';
 import { artifactsCommand } from '../../src/cli/commands/artifacts.js';
+import { loadClusterContext } from '../../src/cluster/index.js';
 import { loadVersions } from '../../src/versions/versions.js';
 import { OLD_CONTAINERD_TEMPLATE } from '../helpers/old-containerd-template.js';
 import { testTempDir } from '../helpers/temp.js';
@@ -58,7 +58,7 @@ beforeAll(async () => {
 
   // The artifacts directory, filled as a user fills it (offline-cluster.integration.test.ts).
   const spec = await offlineSpec('probe', 0);
-  const list = renderArtifacts(loadArtifactsFile(), (await loadClusterContext(spec, {})).upPlan().vars);
+  const list = renderArtifacts(loadArtifactsFile(), (await loadClusterContext({ spec: spec })).upPlan().vars);
   const artifactsDir = join(work, 'artifacts');
   const mirror = await startOfflineMirror({ list, work, artifactsDir, files: release.files });
   const quiet = vi.spyOn(process.stdout, 'write').mockImplementation(() => true);

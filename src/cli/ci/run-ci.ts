@@ -4,16 +4,16 @@ import type { SummaryInput } from '../../ci/build-summary.js';
 import { RunRecorder } from '../../ci/run-recorder.js';
 import { buildPhases } from '../../ci/timeline.js';
 import { finalExitCode, writeReports } from '../../ci/write-reports.js';
+import { type ClusterContext, knownSecretValues } from '../../cluster/index.js';
 import { ensurePrivateDir, readState, writePrivateFile } from '../../engine/index.js';
 import type { Plan } from '../../types/plan.js';
 import { type CheckResult, checksToJson } from '../../verify/checks.js';
-import type { ClusterContext } from '../cluster-context.js';
 import { tearDownCluster } from '../commands/down.js';
 import { buildCluster } from '../commands/up.js';
 import { err, out } from '../output.js';
 import type { PlanRunOutcome } from '../run-plan-command.js';
 import { collectVerifyChecks, printVerifyChecks } from '../verify-report.js';
-import { knownSecretValues, versionsUsed, writeInputs } from './inputs.js';
+import { versionsUsed, writeInputs } from './inputs.js';
 import { printEnding } from './print-ending.js';
 import { CiStopper } from './stopper.js';
 

@@ -9,7 +9,7 @@ import {
   renderArtifacts,
 } from '../../artifacts/index.js';
 import { EXIT, UsageError } from '../../errors/index.js';
-import { loadClusterContext } from '../cluster-context.js';
+import { clusterFromFlags } from '../cluster-flags.js';
 import { onePositional, parseCommandArgs, SHORT_FORM_HELP, SHORT_FORM_OPTIONS } from '../options.js';
 import { out } from '../output.js';
 
@@ -51,7 +51,7 @@ export async function artifactsCommand(argv: string[]): Promise<number> {
       throw new UsageError(`--url-base must be an http:// or https:// URL, got "${urlBase}"`);
   }
   const dir = resolve(values.dir);
-  const context = await loadClusterContext(spec, values);
+  const context = await clusterFromFlags(spec, values);
   const list = renderArtifacts(loadArtifactsFile(), context.upPlan().vars);
 
   if (values.check) {

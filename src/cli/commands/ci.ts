@@ -2,12 +2,12 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseDuration } from '../../ci/duration.js';
 import { DEFAULT_HISTORY_KEEP } from '../../ci/history.js';
+import { refuseUnusableCredentials } from '../../cluster/index.js';
 import { readState, recordsLiveBuild, statePath } from '../../engine/index.js';
 import { EXIT, KubemixError, UsageError } from '../../errors/index.js';
 import { hostsConnectedBy } from '../../plan/credential-check.js';
 import { runCi } from '../ci/run-ci.js';
-import { loadClusterContext } from '../cluster-context.js';
-import { refuseUnusableCredentials } from '../credential-findings.js';
+import { clusterFromFlags } from '../cluster-flags.js';
 import { intOption, onePositional, SHORT_FORM_HELP } from '../options.js';
 import { parseRunCommand, RUN_HELP, specArguments } from './run-command-args.js';
 
@@ -69,7 +69,7 @@ export async function ciCommand(argv: string[]): Promise<number> {
   if (values['history-keep'] !== undefined && values.history === undefined)
     throw new UsageError('--history-keep needs --history DIR');
   const specArgument = onePositional('ci', positionals, 'spec');
-  const context = await loadClusterContext(specArgument, values);
+  const context = await clusterFromFlags(specArgument, values);
 
   const outDir = resolve(values.out ?? defaultOutDir(context.spec.name));
   refuseUnusableDir('--out', outDir, { mustBeEmpty: true });

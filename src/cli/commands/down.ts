@@ -1,6 +1,12 @@
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import {
+  adminConfPath,
+  type ClusterContext,
+  refuseUnusableCredentials,
+  teardownDir as teardownDirOf,
+} from '../../cluster/index.js';
 import { acquireLock, forgetBuild, forgetRun, readState } from '../../engine/index.js';
 import {
   kubeconfigKey,
@@ -11,13 +17,7 @@ import {
 import { hostsConnectedBy } from '../../plan/credential-check.js';
 import { clusterKnownHostsPath } from '../../provider/cluster-key.js';
 import type { Plan } from '../../types/plan.js';
-import {
-  adminConfPath,
-  type ClusterContext,
-  loadClusterContext,
-  teardownDir as teardownDirOf,
-} from '../cluster-context.js';
-import { refuseUnusableCredentials } from '../credential-findings.js';
+import { clusterFromFlags } from '../cluster-flags.js';
 import { onePositional, SHORT_FORM_HELP } from '../options.js';
 import { out } from '../output.js';
 import { type PlanRunOutcome, type RunFlags, runPlanCommand } from '../run-plan-command.js';
@@ -47,7 +47,7 @@ export async function downCommand(argv: string[]): Promise<number> {
   if (!args) return 0;
   const { values, positionals, flags } = args;
   const specArgument = onePositional('down', positionals, 'spec');
-  const context = await loadClusterContext(specArgument, values);
+  const context = await clusterFromFlags(specArgument, values);
   const purgeImages = values['purge-images'] === true;
   const plan = context.downPlan(await readState(context.clusterDir), { purgeImages });
   refuseUnusableCredentials(hostsConnectedBy(plan));

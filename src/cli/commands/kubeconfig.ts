@@ -1,8 +1,9 @@
 import { existsSync } from 'node:fs';
+import { adminConfPath } from '../../cluster/index.js';
 import { readState } from '../../engine/index.js';
 import { EXIT, KubemixError, UsageError } from '../../errors/index.js';
 import { kubeconfigKey, mergeIntoKubeconfig, recordMerge } from '../../kubeconfig/index.js';
-import { adminConfPath, loadClusterContext } from '../cluster-context.js';
+import { clusterFromFlags } from '../cluster-flags.js';
 import { onePositional, parseCommandArgs, SHORT_FORM_HELP, SHORT_FORM_OPTIONS } from '../options.js';
 import { out } from '../output.js';
 
@@ -34,7 +35,7 @@ export async function kubeconfigCommand(argv: string[]): Promise<number> {
     out(kubeconfigHelp);
     return EXIT.ok;
   }
-  const context = await loadClusterContext(onePositional('kubeconfig', positionals, 'spec'), values);
+  const context = await clusterFromFlags(onePositional('kubeconfig', positionals, 'spec'), values);
   const admin = adminConfPath(context.clusterDir);
   const tornDown = (await readState(context.clusterDir))?.tornDown;
   // The cluster existed and is gone: not bad input, a request that cannot be met (exit 1), as

@@ -1,10 +1,10 @@
 import { stringify } from 'yaml';
+import { unusableCredentialWarnings, withRecordedHosts } from '../../cluster/index.js';
 import { readState } from '../../engine/index.js';
 import { EXIT, UsageError } from '../../errors/index.js';
 import { hostsConnectedBy } from '../../plan/credential-check.js';
 import { formatPlan } from '../../plan/index.js';
-import { loadClusterContext, withRecordedHosts } from '../cluster-context.js';
-import { warnUnusableCredentials } from '../credential-findings.js';
+import { clusterFromFlags } from '../cluster-flags.js';
 import {
   choiceOption,
   onePositional,
@@ -12,7 +12,7 @@ import {
   SHORT_FORM_HELP,
   SHORT_FORM_OPTIONS,
 } from '../options.js';
-import { out } from '../output.js';
+import { err, out } from '../output.js';
 import { formatPlanLists } from '../plan-lists.js';
 import { formatPlanSummary } from '../plan-summary.js';
 import { terminalWidth } from '../render/terminal-width.js';
@@ -78,12 +78,13 @@ export async function planCommand(argv: string[]): Promise<number> {
   const format = choiceOption('output', values.output, ['text', 'json', 'yaml'] as const) ?? 'text';
   const mode = textMode(values, format);
   const spec = onePositional('plan', positionals, 'spec');
-  const context = await loadClusterContext(spec, values);
+  const context = await clusterFromFlags(spec, values);
   // What `up` and `down` would do now: the state's hosts and recorded resources, when there are some.
   const state = await readState(context.clusterDir);
   const plan = values.down ? context.downPlan(state) : withRecordedHosts(context.upPlan(), state);
   // What up would refuse, as warnings: the plan may be made on another machine than the build.
-  warnUnusableCredentials(hostsConnectedBy(plan));
+  for (const warning of unusableCredentialWarnings(hostsConnectedBy(plan)))
+    err(`kubemix: warning: ${warning}`);
   const width = terminalWidth();
   if (format === 'json') out(JSON.stringify(plan, null, 2));
   else if (format === 'yaml') out(stringify(plan, { aliasDuplicateObjects: false }));

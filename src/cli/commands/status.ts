@@ -1,8 +1,9 @@
 import { existsSync } from 'node:fs';
+import type { ClusterContext } from '../../cluster/index.js';
 import { type ClusterState, readState } from '../../engine/index.js';
 import { UsageError } from '../../errors/index.js';
 import { topologicalOrder } from '../../plan/index.js';
-import { type ClusterContext, loadClusterContext } from '../cluster-context.js';
+import { clusterFromFlags } from '../cluster-flags.js';
 import { lastRunLine } from '../last-run-line.js';
 import { choiceOption, parseCommandArgs, SHORT_FORM_HELP, SHORT_FORM_OPTIONS } from '../options.js';
 import { out } from '../output.js';
@@ -33,7 +34,7 @@ export async function statusCommand(argv: string[]): Promise<number> {
   const format = choiceOption('output', values.output, ['text', 'json'] as const) ?? 'text';
   if (positionals.length !== 1)
     throw new UsageError('kubemix status: give the cluster spec (see kubemix status --help)');
-  const context = await loadClusterContext(positionals[0]!, values);
+  const context = await clusterFromFlags(positionals[0]!, values);
   if (!existsSync(context.clusterDir)) {
     out(`cluster ${context.spec.name}: never built (no ${context.clusterDir})`);
     return 0;

@@ -1,12 +1,17 @@
 import { existsSync } from 'node:fs';
+import {
+  adminConfPath,
+  type ClusterContext,
+  refuseUnusableCredentials,
+  teardownDir,
+} from '../../cluster/index.js';
 import { acquireLock, forgetRun, readState } from '../../engine/index.js';
 import { EXIT } from '../../errors/index.js';
 import { kubeconfigKey } from '../../kubeconfig/merge.js';
 import { hostsConnectedBy } from '../../plan/credential-check.js';
 import { shQuote } from '../../quote/index.js';
 import { type Plan, TASK_NAMES } from '../../types/plan.js';
-import { adminConfPath, type ClusterContext, loadClusterContext, teardownDir } from '../cluster-context.js';
-import { refuseUnusableCredentials } from '../credential-findings.js';
+import { clusterFromFlags } from '../cluster-flags.js';
 import { onePositional, SHORT_FORM_HELP } from '../options.js';
 import { out } from '../output.js';
 import { type PlanRunOutcome, type RunFlags, runPlanCommand } from '../run-plan-command.js';
@@ -41,7 +46,7 @@ export async function upCommand(argv: string[]): Promise<number> {
   if (!args) return EXIT.ok;
   const { values, positionals, flags } = args;
   const specArgument = onePositional('up', positionals, 'spec');
-  const context = await loadClusterContext(specArgument, values);
+  const context = await clusterFromFlags(specArgument, values);
   // Planned twice: the first plan stops bad input before anything is written; the one that runs is
   // made after the cluster key exists, because the guests' cloud-init seeds carry its public half.
   refuseUnusableCredentials(hostsConnectedBy(context.upPlan()));

@@ -1,8 +1,8 @@
+import { refuseUnusableCredentials } from '../../cluster/index.js';
 import { readState } from '../../engine/index.js';
 import { EXIT, KubemixError } from '../../errors/index.js';
 import { hostsConnectedBy } from '../../plan/credential-check.js';
-import { loadClusterContext } from '../cluster-context.js';
-import { refuseUnusableCredentials } from '../credential-findings.js';
+import { clusterFromFlags } from '../cluster-flags.js';
 import {
   choiceOption,
   onePositional,
@@ -41,7 +41,7 @@ export async function verifyCommand(argv: string[]): Promise<number> {
   }
   const logFormat = choiceOption('log-format', values['log-format'], ['text', 'json'] as const) ?? 'text';
   const specArgument = onePositional('verify', positionals, 'spec');
-  const context = await loadClusterContext(specArgument, values);
+  const context = await clusterFromFlags(specArgument, values);
   const plan = context.upPlan();
   refuseUnusableCredentials(hostsConnectedBy(plan, ['verify']));
   const verify = plan.tasks.find((t) => t.name === 'verify');

@@ -1,8 +1,9 @@
 import { loadArtifactsFile } from '../../artifacts/list.js';
+import type { ClusterContext } from '../../cluster/index.js';
 import { EXIT } from '../../errors/index.js';
 import { WINDOWS_VERSIONS, type WindowsVersion } from '../../types/windows.js';
 import { loadVersions, type Versions } from '../../versions/versions.js';
-import { type ClusterContext, loadClusterContext } from '../cluster-context.js';
+import { clusterFromFlags } from '../cluster-flags.js';
 import {
   choiceOption,
   onePositional,
@@ -92,7 +93,7 @@ export async function versionsCommand(argv: string[]): Promise<number> {
     report = versionsReport(versions, versions['kubernetes'] ?? '', WINDOWS_VERSIONS);
   } else {
     report = contextVersionsReport(
-      await loadClusterContext(onePositional('versions', positionals, 'spec'), values),
+      await clusterFromFlags(onePositional('versions', positionals, 'spec'), values),
     );
   }
   if (format === 'json') out(JSON.stringify(report, null, 2));

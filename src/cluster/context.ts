@@ -1,25 +1,24 @@
-import { homedir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { loadArtifactsFile } from '../artifacts/list.js';
-import { assignHost, type ClusterState } from '../engine/index.js';
+import type { ClusterState } from '../engine/index.js';
 import { SpecError } from '../errors/index.js';
 import { buildPlan, buildTeardownPlan } from '../plan/index.js';
 import { loadClusterPlaybooks, playbooksDir } from '../playbook/cluster-playbooks.js';
 import { ensureClusterKey, readClusterPublicKey } from '../provider/cluster-key.js';
 import { EC2_KEY_FILE } from '../provider/ec2/ec2-provider.js';
 import { withLocalImageDigests } from '../provider/libvirt/image-digest.js';
-import { loadSpec, SHORT_FORM_FLAGS, specWarnings } from '../spec/index.js';
+import { loadSpec, type ShortFormOptions, specWarnings } from '../spec/index.js';
 import type { ClusterSpec } from '../spec/schema.js';
 import type { Plan } from '../types/plan.js';
-import { WINDOWS_VERSIONS } from '../types/windows.js';
 import { buildableVersion } from '../versions/buildable.js';
 import { loadVersions, type Versions } from '../versions/versions.js';
-import { choiceOption, intOption } from './options.js';
-import { err } from './output.js';
+import { defaultClusterDir } from './paths.js';
+import { withRecordedHosts } from './recorded-hosts.js';
 
 /** What every cluster command works from: the spec, pinned versions, the plans and the cluster directory. */
 export interface ClusterContext {
   spec: ClusterSpec;
+  /** The spec file's absolute path, or the short form (k8s-libvirt-1-1-1). */
   source: string;
   versions: Versions;
   clusterDir: string;
@@ -31,56 +30,30 @@ export interface ClusterContext {
   ensureClusterKey(): Promise<void>;
 }
 
-/** A plan's hosts as the state knows them: with what providers assigned (addresses, credentials...). */
-export function withRecordedHosts(plan: Plan, state: ClusterState | undefined): Plan {
-  if (!state) return plan;
-  return { ...plan, hosts: plan.hosts.map((h) => assignHost(h, state.assignments[h.name])) };
+/** What {@link loadClusterContext} reads a cluster from. */
+export interface ClusterContextOptions {
+  /** A spec file's path or a Kubeinit short form (k8s-libvirt-1-1-1). */
+  spec: string;
+  /** What a short form takes besides its name (Windows workers, images...); refused with a spec file. */
+  shortForm?: ShortFormOptions;
+  /** The cluster directory; default {@link defaultClusterDir} of the spec's name. */
+  clusterDir?: string;
+  /**
+   * Told each warning about the spec and its versions (a version kubemix builds but does not
+   * test, a setting that is probably a mistake), before any plan exists. Default: ignored.
+   */
+  onWarning?: (warning: string) => void;
 }
 
-/** Where a cluster's state lives unless --cluster-dir says otherwise: $KUBEMIX_HOME or ~/.kubemix, then clusters/<name>. */
-export function defaultClusterDir(name: string): string {
-  const home = process.env['KUBEMIX_HOME'] ?? resolve(homedir(), '.kubemix');
-  return resolve(home, 'clusters', name);
-}
-
-/** The admin kubeconfig `up` fetches into a cluster directory (init-control-plane's fetch step). */
-export const adminConfPath = (clusterDir: string) => join(clusterDir, 'admin.conf');
-
-/** Where `kubemix down` keeps its own run state, beside the build's. */
-export const teardownDir = (clusterDir: string) => join(clusterDir, 'teardown');
-
-/** Loads the spec named on the command line (a YAML file or a Kubeinit short form) and everything derived from it. */
-export async function loadClusterContext(
-  argument: string,
-  values: Record<string, unknown>,
-): Promise<ClusterContext> {
-  const shortForm: Parameters<typeof loadSpec>[1] = {};
-  const windowsWorkers = intOption('windows-workers', values['windows-workers'] as string | undefined);
-  if (windowsWorkers !== undefined) shortForm.windowsWorkers = windowsWorkers;
-  const windowsVersion = choiceOption(
-    'windows-version',
-    values['windows-version'] as string | undefined,
-    WINDOWS_VERSIONS,
-  );
-  if (windowsVersion !== undefined) shortForm.windowsVersion = windowsVersion;
-  if (values['hypervisor'] !== undefined) shortForm.hypervisors = values['hypervisor'] as string[];
-  if (values['kubernetes-version'] !== undefined)
-    shortForm.kubernetesVersion = values['kubernetes-version'] as string;
-  if (values['name'] !== undefined) shortForm.name = values['name'] as string;
-  const strings = [
-    'linuxImage',
-    'linuxImageSha256',
-    'windowsIso',
-    'windowsIsoSha256',
-    'virtioIso',
-    'virtioIsoSha256',
-    'network',
-  ] as const;
-  for (const key of strings) {
-    const value = values[SHORT_FORM_FLAGS[key].slice(2)];
-    if (value !== undefined) shortForm[key] = value as string;
-  }
-  const loaded = await loadSpec(argument, shortForm);
+/**
+ * Loads a spec (a YAML file or a Kubeinit short form) and everything derived from it: the
+ * pinned versions after the spec's overrides, the cluster directory, and the plans `up` and
+ * `down` run.
+ *
+ * @throws SpecError (exit 2) naming the field of a spec that is bad input
+ */
+export async function loadClusterContext(options: ClusterContextOptions): Promise<ClusterContext> {
+  const loaded = await loadSpec(options.spec, options.shortForm ?? {});
   const source = loaded.source;
   const spec = await withLocalImageDigests(loaded.spec, source);
   const versions = loadVersions(spec.versions ?? {}, source);
@@ -93,10 +66,9 @@ export async function loadClusterContext(
     kubeadmImagesByMinor: loadArtifactsFile()['kubeadm-images'],
     issue: loaded.issue,
   });
-  for (const warning of [...buildable.warnings, ...specWarnings(spec)]) err(`kubemix: warning: ${warning}`);
-  const clusterDir = values['cluster-dir']
-    ? resolve(String(values['cluster-dir']))
-    : defaultClusterDir(spec.name);
+  for (const warning of [...buildable.warnings, ...specWarnings(spec)]) options.onWarning?.(warning);
+  const clusterDir =
+    options.clusterDir !== undefined ? resolve(options.clusterDir) : defaultClusterDir(spec.name);
   const playbooks = await loadClusterPlaybooks();
   const keyFile = spec.provider.type === 'ec2' ? EC2_KEY_FILE : undefined;
   let publicKey =
@@ -121,12 +93,12 @@ export async function loadClusterContext(
         ...(buildable.kubeadmImages ? { kubeadmImages: buildable.kubeadmImages } : {}),
       });
     },
-    downPlan: (state, options = {}) =>
+    downPlan: (state, downOptions = {}) =>
       withRecordedHosts(
         buildTeardownPlan({
           ...planOptions(),
           resources: state?.resources ?? [],
-          purgeImages: options.purgeImages ?? false,
+          purgeImages: downOptions.purgeImages ?? false,
         }),
         state,
       ),
