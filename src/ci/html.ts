@@ -1,4 +1,4 @@
-import { xmlEscape } from '../transport/winrm/soap.js';
+import { xmlEscape } from '../quote/index.js';
 
 /** Text escaped for HTML element content and double-quoted attribute values. */
 export const esc = (value: string | number): string => xmlEscape(String(value));

@@ -1,4 +1,4 @@
-import { xmlEscape } from '../transport/winrm/soap.js';
+import { xmlEscape } from '../quote/index.js';
 import {
   type CheckSummary,
   type CiSummary,

@@ -3,6 +3,7 @@ import { TransportPool } from '../executor/transport-pool.js';
 import { buildGraph, descendantsOf, type TaskGraph } from '../plan/graph.js';
 import type { RunEvent, RunStatus } from '../types/events.js';
 import type { InventoryHost } from '../types/inventory.js';
+import { LOCALHOST } from '../types/localhost.js';
 import type { Plan } from '../types/plan.js';
 import type { ProvisionLedger } from '../types/provision.js';
 import type { ConnectionReport } from '../types/transport.js';
@@ -25,16 +26,6 @@ import type { RunPlanOptions, RunSummary, StepFailure, TaskSummary } from './typ
 
 /** Default number of (task, host) units that run at once. */
 export const DEFAULT_FORKS = 10;
-
-/** The machine running kubemix, when a plan targets `localhost` without listing it. */
-const LOCALHOST: InventoryHost = {
-  name: 'localhost',
-  address: '127.0.0.1',
-  os: 'linux',
-  connection: 'local',
-  role: 'controller',
-  group: 'localhost',
-};
 
 type EventInput = RunEvent extends infer E ? (E extends unknown ? Omit<E, 'time'> : never) : never;
 
@@ -312,7 +303,7 @@ async function provisionLedger(
 /** Inventory hosts by name, adding the implicit `localhost`; a task naming an unknown host is a planner bug. */
 function inventoryByName(plan: Plan): Map<string, InventoryHost> {
   const hosts = new Map(plan.hosts.map((h) => [h.name, h]));
-  if (!hosts.has('localhost')) hosts.set('localhost', LOCALHOST);
+  if (!hosts.has(LOCALHOST.name)) hosts.set(LOCALHOST.name, LOCALHOST);
   for (const task of plan.tasks) {
     for (const name of task.hosts) {
       if (!hosts.has(name)) throw new InternalError(`task "${task.name}" targets unknown host "${name}"`);

@@ -1,5 +1,6 @@
 import { shQuote } from '../quote/index.js';
 import type { CommandResult } from '../types/command-result.js';
+import type { ModuleOutcome } from './types.js';
 
 /** Marker a change script prints when it changed (or, in check mode, would change) something. */
 export const CHANGED_MARKER = '__KUBEMIX_CHANGED__';
@@ -72,4 +73,17 @@ export function parseReadFile(
   const end = stdout.lastIndexOf('\n__KMX_EOF__');
   if (!header || end < 0) throw new Error('unexpected output while reading a file');
   return { state: 'file', mode: header[1]!, content: stdout.slice(header[0].length, end) };
+}
+
+/**
+ * What every command module (command, shell, raw, script, win_command, win_shell) reports in
+ * check mode: Ansible skips commands it cannot predict.
+ */
+export function checkModeSkip(): ModuleOutcome {
+  return {
+    changed: false,
+    failed: false,
+    msg: 'Command would have run if not in check mode',
+    data: { skipped: true },
+  };
 }

@@ -1,10 +1,10 @@
 import { providerFor } from '../provider/index.js';
-import { LOCALHOST } from '../provider/localhost.js';
 import { groupConnection } from '../provider/node-defaults.js';
 import type { NodeRequest, ProviderContext } from '../provider/types.js';
 import { kubeletArgVars } from '../spec/kubelet-args.js';
 import type { ClusterSpec } from '../spec/schema.js';
 import type { InventoryHost } from '../types/inventory.js';
+import { LOCALHOST } from '../types/localhost.js';
 
 export { LOCALHOST };
 

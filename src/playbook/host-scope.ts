@@ -55,7 +55,7 @@ export function hostvarsOf(run: PlaybookRun): Record<string, unknown> {
   const hv: Record<string, unknown> = {};
   for (const h of [
     ...run.inventory.hosts,
-    ...(run.hostByName.has('localhost') ? [] : [IMPLICIT_LOCALHOST]),
+    ...(run.hostByName.has(IMPLICIT_LOCALHOST.name) ? [] : [IMPLICIT_LOCALHOST]),
   ]) {
     let cache: Record<string, unknown> | undefined;
     Object.defineProperty(hv, h.name, {

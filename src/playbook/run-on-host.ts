@@ -4,8 +4,9 @@ import { ConnectionError } from '../errors/index.js';
 import { renderString } from '../template/index.js';
 import type { Transport } from '../transport/types.js';
 import type { InventoryHost } from '../types/inventory.js';
+import { namesThisMachine } from '../types/localhost.js';
 import { type ExecuteTaskOptions, executeTask, outcomeOfWhen, type TaskOutcome } from './execute-task.js';
-import { IMPLICIT_LOCALHOST, namesLocalhost } from './implicit-localhost.js';
+import { IMPLICIT_LOCALHOST } from './implicit-localhost.js';
 import type { PlaybookRun } from './playbook-run.js';
 import { syntheticFailure } from './synthetic-failure.js';
 import type { Task } from './types.js';
@@ -33,7 +34,7 @@ export async function runOnHost(
     } catch (error) {
       return syntheticFailure(task, host, `delegate_to: ${(error as Error).message}`);
     }
-    const delegate = run.hostByName.get(name) ?? (namesLocalhost(name) ? IMPLICIT_LOCALHOST : undefined);
+    const delegate = run.hostByName.get(name) ?? (namesThisMachine(name) ? IMPLICIT_LOCALHOST : undefined);
     if (!delegate)
       return syntheticFailure(task, host, `delegate_to: "${name}" is not a host of the inventory`);
     target = delegate;

@@ -1,5 +1,6 @@
+import { namesThisMachine } from '../types/localhost.js';
 import { resolveHostPattern } from './host-pattern.js';
-import { IMPLICIT_LOCALHOST, namesLocalhost } from './implicit-localhost.js';
+import { IMPLICIT_LOCALHOST } from './implicit-localhost.js';
 import type { PlaybookRun, PlayRun } from './playbook-run.js';
 import { emptyStats } from './recap.js';
 import { runTask } from './run-task.js';
@@ -15,7 +16,7 @@ export async function runPlay(run: PlaybookRun, play: Play): Promise<void> {
   const { options } = run;
   const match = resolveHostPattern(run.inventory, play.hosts);
   let hosts = match.hosts.map((name) => run.hostByName.get(name)!);
-  if (match.unmatched.some(namesLocalhost) && !run.hostByName.has('localhost'))
+  if (match.unmatched.some((name) => namesThisMachine(name)) && !run.hostByName.has(IMPLICIT_LOCALHOST.name))
     hosts.push(IMPLICIT_LOCALHOST);
   const { limitHosts } = run;
   if (limitHosts) hosts = hosts.filter((h) => limitHosts.has(h.name) || h === IMPLICIT_LOCALHOST);

@@ -4,6 +4,7 @@ import { renderString } from '../template/index.js';
 import { LocalTransport } from '../transport/local/index.js';
 import type { Transport } from '../transport/types.js';
 import { type InventoryHost, nodeAddressOf } from '../types/inventory.js';
+import { LOCALHOST } from '../types/localhost.js';
 import type { ModuleRunResult } from '../types/module-outcome.js';
 import type { StepExecutor, StepRequest } from '../types/step.js';
 import { executeTask, outcomeOfWhen, type TaskOutcome } from './execute-task.js';
@@ -24,9 +25,10 @@ async function delegateTarget(
   if (delegateTo === undefined) return undefined;
   const name = renderString(delegateTo, vars);
   if (name === request.host.name) return undefined;
-  if (name === 'localhost' && !request.plan.hosts.some((h) => h.name === 'localhost')) {
+  if (name === LOCALHOST.name && !request.plan.hosts.some((h) => h.name === LOCALHOST.name)) {
+    const { address, connection, os } = LOCALHOST;
     return {
-      host: { ...request.host, name: 'localhost', address: '127.0.0.1', connection: 'local', os: 'linux' },
+      host: { ...request.host, name, address, connection, os },
       transport: localhost,
     };
   }
@@ -86,7 +88,7 @@ function magicVariables({ plan, task, host }: StepRequest): Record<string, unkno
  */
 export function createPlaybookStepExecutor(): StepExecutor {
   const hostScopes = new Map<string, Record<string, unknown>>();
-  const localhost = new LocalTransport('localhost');
+  const localhost = new LocalTransport(LOCALHOST.name);
 
   return async (request: StepRequest): Promise<ModuleRunResult> => {
     const { step, host } = request;

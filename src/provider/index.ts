@@ -4,9 +4,9 @@ import { LibvirtProvider } from './libvirt/libvirt-provider.js';
 import { StaticProvider } from './static/static-provider.js';
 import type { Provider } from './types.js';
 
+export { LOCALHOST } from '../types/localhost.js';
 export { Ec2Provider } from './ec2/ec2-provider.js';
 export { LibvirtProvider } from './libvirt/libvirt-provider.js';
-export { LOCALHOST } from './localhost.js';
 export { StaticProvider } from './static/static-provider.js';
 export type * from './types.js';
 

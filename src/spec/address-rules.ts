@@ -1,16 +1,6 @@
+import { namesThisMachine, normalAddress } from '../types/localhost.js';
 import type { CrossFieldRule } from './rule-helpers.js';
 import type { HostView, RuleIssue, SpecView } from './spec-view.js';
-
-/** One spelling per address: DNS names are case-insensitive, IPv6 may be written in brackets. */
-const normalAddress = (address: string) =>
-  address
-    .trim()
-    .toLowerCase()
-    .replace(/^\[(.*)\]$/, '$1')
-    .replace(/\.$/, '');
-
-const isLocalAddress = (address: string | undefined) =>
-  address === undefined || ['localhost', '127.0.0.1', '::1'].includes(normalAddress(address));
 
 const SSH_PORT = 22;
 
@@ -78,7 +68,7 @@ export const hypervisorAddressRule: CrossFieldRule = (spec) => {
   const byAddress = new Map<string, HostView>();
   for (const hv of spec.provider.hypervisors) {
     // Local ones are refused with several hypervisors by libvirtRules.
-    if (hv.address === undefined || isLocalAddress(hv.address)) continue;
+    if (hv.address === undefined || namesThisMachine(hv.address, { anySpelling: true })) continue;
     const key = normalAddress(hv.address);
     const first = byAddress.get(key);
     if (!first) {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { LOCALHOST } from '../types/localhost.js';
 import * as field from './field-schemas.js';
 import { credentialsSchema } from './host-access.js';
 import { imageSourceSchema } from './image-source.js';
@@ -29,7 +30,7 @@ export type Hypervisor = z.output<typeof hypervisorSchema>;
 /** The hypervisor a libvirt spec without hypervisors uses: the machine running kubemix. */
 export const LOCAL_HYPERVISOR: Readonly<Hypervisor> = Object.freeze({
   name: 'hypervisor-01',
-  address: 'localhost',
+  address: LOCALHOST.name,
 });
 
 export const libvirtProviderSchema = z.strictObject({

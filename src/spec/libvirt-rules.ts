@@ -1,9 +1,10 @@
+import { namesThisMachine } from '../types/localhost.js';
 import type { CrossFieldRule } from './rule-helpers.js';
 import { DEFAULT_TUNNEL_PORT, DEFAULT_WINDOWS_VERSION, WINDOWS_VXLAN_PORT } from './schema.js';
 import type { RuleIssue } from './spec-view.js';
 
-const isLocal = (address: string | undefined) =>
-  address === undefined || address === 'localhost' || address === '127.0.0.1';
+// An unset address is the schema's default, this machine.
+const isLocal = (address: string | undefined) => address === undefined || namesThisMachine(address);
 
 /**
  * What a libvirt spec must say together: Windows workers need the Windows ISO (kubemix never

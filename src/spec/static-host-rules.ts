@@ -1,3 +1,4 @@
+import { LOCALHOST } from '../types/localhost.js';
 import { type CrossFieldRule, duplicateNames } from './rule-helpers.js';
 import type { RuleIssue } from './spec-view.js';
 
@@ -12,7 +13,7 @@ export const staticHostNamesRule: CrossFieldRule = (spec) => {
   if (spec.provider.type !== 'static') return [];
   const issues = duplicateNames(spec.provider.hosts, ['provider', 'hosts'], 'host');
   for (const host of spec.provider.hosts) {
-    if (host.name === 'localhost') {
+    if (host.name === LOCALHOST.name) {
       issues.push({
         path: hostPath(host.index, 'name'),
         message: '"localhost" is reserved for the machine running kubemix; choose another host name',

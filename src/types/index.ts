@@ -1,6 +1,7 @@
 export * from './command-result.js';
 export * from './events.js';
 export * from './inventory.js';
+export * from './localhost.js';
 export * from './module-outcome.js';
 export * from './plan.js';
 export * from './provision.js';

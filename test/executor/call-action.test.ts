@@ -2,17 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { runModule } from '../../src/executor/run-module.js';
 import type { Module, ModuleRun } from '../../src/modules/types.js';
 import { LocalTransport } from '../../src/transport/local/index.js';
-import type { InventoryHost } from '../../src/types/inventory.js';
+import { LOCALHOST } from '../../src/types/localhost.js';
 import type { ProvisionLedger } from '../../src/types/provision.js';
 
-const localhost: InventoryHost = {
-  name: 'localhost',
-  address: '127.0.0.1',
-  os: 'linux',
-  connection: 'local',
-  role: 'controller',
-  group: 'localhost',
-};
+const localhost = LOCALHOST;
 
 // A provider-style module: the in-process work runs in the executor; the module sees its result.
 const callModule: Module<{ fail: boolean }> = {

@@ -1,6 +1,6 @@
 import { shQuote } from '../../quote/index.js';
 import { optionalString, type RawArgs, rejectUnknown } from '../args.js';
-import { commandData } from '../shell.js';
+import { checkModeSkip, commandData } from '../shell.js';
 import type { Module, ModuleOutcome } from '../types.js';
 
 /** Arguments of `command` and `shell`: Ansible's free-form `cmd` plus the common options. */
@@ -54,16 +54,6 @@ export function guardCommand(args: Pick<CommandArgs, 'creates' | 'removes'>, bod
   if (args.removes)
     return `if [ ! -e ${shQuote(args.removes)} ]; then echo ${SKIPPED_MARKER}; else ${body}; fi`;
   return body;
-}
-
-/** What command/shell/raw/script report in check mode: Ansible skips commands it cannot predict. */
-export function checkModeSkip(): ModuleOutcome {
-  return {
-    changed: false,
-    failed: false,
-    msg: 'Command would have run if not in check mode',
-    data: { skipped: true },
-  };
 }
 
 /** Outcome of a finished command (shared by command, shell, raw and script). */

@@ -1,6 +1,7 @@
 import { shQuote } from '../../quote/index.js';
+import { checkModeSkip } from '../shell.js';
 import type { Module } from '../types.js';
-import { checkModeSkip, commandOutcome, parseCommandArgs } from './command.js';
+import { commandOutcome, parseCommandArgs } from './command.js';
 
 /** Arguments of `raw`: the command line and an optional shell. */
 export interface RawArgs {

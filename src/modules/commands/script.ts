@@ -4,8 +4,9 @@ import { basename } from 'node:path';
 import { shQuote } from '../../quote/index.js';
 import { resolveLocalFile } from '../../template/local-files.js';
 import { optionalString, type RawArgs, rejectUnknown } from '../args.js';
+import { checkModeSkip } from '../shell.js';
 import type { Module } from '../types.js';
-import { checkModeSkip, commandOutcome, guardCommand } from './command.js';
+import { commandOutcome, guardCommand } from './command.js';
 
 /** Arguments of `script`: a local script plus its arguments, copied to the host and run there. */
 export interface ScriptArgs {

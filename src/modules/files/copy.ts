@@ -1,5 +1,3 @@
-import { readFileSync, statSync } from 'node:fs';
-import { resolveLocalFile } from '../../template/local-files.js';
 import {
   optionalBool,
   optionalMode,
@@ -8,6 +6,7 @@ import {
   rejectUnknown,
   requireString,
 } from '../args.js';
+import { parseCopySource, readCopySource } from '../copy-source.js';
 import type { Module } from '../types.js';
 import { installContent, srcBasename } from './install-content.js';
 
@@ -47,34 +46,15 @@ export const copyModule: Module<CopyArgs> = {
   parseArgs(raw) {
     rejectUnknown('copy', raw, ['dest', 'src', 'content', 'mode', 'owner', 'group', 'backup', 'force']);
     const args: CopyArgs = parseDestOptions('copy', raw);
-    const src = optionalString('copy', raw, 'src');
-    const content = raw['content'];
-    if ((src === undefined) === (content === undefined))
-      throw new TypeError('copy: give exactly one of "src" or "content"');
-    if (src !== undefined) args.src = src;
-    if (content !== undefined) args.content = typeof content === 'string' ? content : JSON.stringify(content);
-    return args;
+    return Object.assign(args, parseCopySource('copy', raw, { nullContent: 'json' }));
   },
   *run(args, context) {
     let content: Buffer;
     let srcName: string | undefined;
     if (args.src !== undefined) {
-      const local = resolveLocalFile(args.src, context.vars, 'files');
-      try {
-        if (statSync(local).isDirectory())
-          return {
-            changed: false,
-            failed: true,
-            msg: `copy: ${local} is a directory; copying directories is not supported`,
-          };
-        content = readFileSync(local);
-      } catch (error) {
-        return {
-          changed: false,
-          failed: true,
-          msg: `copy: cannot read ${local}: ${(error as Error).message}`,
-        };
-      }
+      const local = readCopySource('copy', args.src, context.vars);
+      if ('failed' in local) return local.failed;
+      content = local.content;
       srcName = srcBasename(args.src);
     } else {
       content = Buffer.from(args.content ?? '', 'utf8');

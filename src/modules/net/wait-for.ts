@@ -1,6 +1,7 @@
 import { shQuote } from '../../quote/index.js';
-import { oneOf, optionalNumber, optionalString, type RawArgs, rejectUnknown } from '../args.js';
+import { oneOf, optionalString, type RawArgs } from '../args.js';
 import type { Module, ModuleOutcome } from '../types.js';
+import { parseWaitForArgs, type WaitTarget } from '../wait-for-args.js';
 
 /** Arguments of `wait_for`: a TCP port or a file path, present or absent. Times in seconds, like Ansible. */
 export interface WaitForArgs {
@@ -41,6 +42,23 @@ function satisfied(args: WaitForArgs, stdout: string): boolean {
   return new RegExp(args.searchRegex.replace(/\(\?P</g, '(?<'), 'm').test(body);
 }
 
+/** The wanted state: a port is started/stopped, a path present/absent (either spelling accepted). */
+function readState(raw: RawArgs, { port, path }: WaitTarget): WaitForArgs['state'] {
+  const defaultState = port !== undefined ? 'started' : 'present';
+  const state = oneOf(
+    'wait_for',
+    raw,
+    'state',
+    ['started', 'stopped', 'present', 'absent'] as const,
+    defaultState,
+  );
+  return state === 'present' && port !== undefined
+    ? 'started'
+    : state === 'started' && path !== undefined
+      ? 'present'
+      : state;
+}
+
 /**
  * `wait_for`: polls a port (via bash /dev/tcp on the host) or a path until it reaches the wanted
  * state or `timeout` seconds pass. The elapsed time is counted from the probes' durations and
@@ -50,47 +68,29 @@ export const waitForModule: Module<WaitForArgs> = {
   name: 'wait_for',
   os: 'linux',
   parseArgs(raw: RawArgs) {
-    rejectUnknown('wait_for', raw, [
-      'host',
-      'port',
-      'path',
-      'state',
-      'search_regex',
-      'timeout',
-      'delay',
-      'sleep',
-      'connect_timeout',
-      'msg',
-    ]);
-    const port = optionalNumber('wait_for', raw, 'port', 1);
-    const path = optionalString('wait_for', raw, 'path');
-    if ((port === undefined) === (path === undefined))
-      throw new TypeError('wait_for: give exactly one of "port" or "path"');
-    const defaultState = port !== undefined ? 'started' : 'present';
-    const state = oneOf(
-      'wait_for',
-      raw,
-      'state',
-      ['started', 'stopped', 'present', 'absent'] as const,
-      defaultState,
-    );
-    const args: WaitForArgs = {
-      host: optionalString('wait_for', raw, 'host') ?? '127.0.0.1',
-      state:
-        state === 'present' && port !== undefined
-          ? 'started'
-          : state === 'started' && path !== undefined
-            ? 'present'
-            : state,
-      timeout: optionalNumber('wait_for', raw, 'timeout') ?? 300,
-      delay: optionalNumber('wait_for', raw, 'delay') ?? 0,
-      sleep: optionalNumber('wait_for', raw, 'sleep') ?? 1,
-      connectTimeout: optionalNumber('wait_for', raw, 'connect_timeout', 1) ?? 5,
-    };
+    const { target, own, timing } = parseWaitForArgs(raw, {
+      module: 'wait_for',
+      supported: [
+        'host',
+        'port',
+        'path',
+        'state',
+        'search_regex',
+        'timeout',
+        'delay',
+        'sleep',
+        'connect_timeout',
+        'msg',
+      ],
+      readOwn: (target) => readState(raw, target),
+      minConnectTimeout: 1,
+    });
+    const { host, ...rest } = timing;
+    const args: WaitForArgs = { host, state: own, ...rest };
     if (!/^[\w.:-]+$/.test(args.host))
       throw new TypeError('wait_for: "host" must be a host name or IP address');
-    if (port !== undefined) args.port = Math.trunc(port);
-    if (path !== undefined) args.path = path;
+    if (target.port !== undefined) args.port = Math.trunc(target.port);
+    if (target.path !== undefined) args.path = target.path;
     const searchRegex = optionalString('wait_for', raw, 'search_regex');
     if (searchRegex !== undefined) args.searchRegex = searchRegex;
     const msg = optionalString('wait_for', raw, 'msg');

@@ -149,13 +149,3 @@ export function winCommandOutcome(result: Parameters<typeof commandData>[0]): Mo
   }
   return outcome;
 }
-
-/** Check mode: Ansible skips commands it cannot predict. */
-export function winCheckModeSkip(): ModuleOutcome {
-  return {
-    changed: false,
-    failed: false,
-    msg: 'Command would have run if not in check mode',
-    data: { skipped: true },
-  };
-}

@@ -1,11 +1,11 @@
 import { psQuote } from '../../quote/index.js';
+import { checkModeSkip } from '../shell.js';
 import type { Module } from '../types.js';
 import {
   commandAction,
   parseWinCommandArgs,
   splitWindowsCommandLine,
   type WinCommandArgs,
-  winCheckModeSkip,
   winCommandOutcome,
 } from './command-common.js';
 
@@ -26,7 +26,7 @@ export const winCommandModule: Module<WinCommandArgs> = {
   os: 'windows',
   parseArgs: (raw) => parseWinCommandArgs('win_command', raw, true),
   *run(args, context) {
-    if (context.checkMode) return winCheckModeSkip();
+    if (context.checkMode) return checkModeSkip();
     return winCommandOutcome(yield commandAction('win_command', args, winCommandBody(args)));
   },
 };

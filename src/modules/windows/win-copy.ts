@@ -1,7 +1,6 @@
-import { readFileSync, statSync } from 'node:fs';
 import { basename } from 'node:path';
-import { resolveLocalFile } from '../../template/local-files.js';
-import { optionalBool, optionalString, type RawArgs, rejectUnknown, requireString } from '../args.js';
+import { optionalBool, type RawArgs, rejectUnknown, requireString } from '../args.js';
+import { parseCopySource, readCopySource } from '../copy-source.js';
 import type { Module } from '../types.js';
 import { installWindowsContent, type WindowsContentRequest } from './install-content.js';
 
@@ -25,13 +24,7 @@ export const winCopyModule: Module<WinCopyArgs> = {
       dest: requireString('win_copy', raw, 'dest'),
       force: optionalBool('win_copy', raw, 'force') ?? true,
     };
-    const src = optionalString('win_copy', raw, 'src');
-    const content = raw['content'];
-    if ((src === undefined) === (content === undefined || content === null))
-      throw new TypeError('win_copy: give exactly one of "src" or "content"');
-    if (src !== undefined) args.src = src;
-    else args.content = typeof content === 'string' ? content : JSON.stringify(content);
-    return args;
+    return Object.assign(args, parseCopySource('win_copy', raw, { nullContent: 'absent' }));
   },
   *run(args, context) {
     const request: WindowsContentRequest = {
@@ -41,24 +34,11 @@ export const winCopyModule: Module<WinCopyArgs> = {
       force: args.force,
     };
     if (args.src !== undefined) {
-      const local = resolveLocalFile(args.src, context.vars, 'files');
-      try {
-        if (statSync(local).isDirectory())
-          return {
-            changed: false,
-            failed: true,
-            msg: `win_copy: ${local} is a directory; copying directories is not supported`,
-          };
-        request.content = readFileSync(local);
-      } catch (error) {
-        return {
-          changed: false,
-          failed: true,
-          msg: `win_copy: cannot read ${local}: ${(error as Error).message}`,
-        };
-      }
+      const local = readCopySource('win_copy', args.src, context.vars);
+      if ('failed' in local) return local.failed;
+      request.content = local.content;
       request.srcName = basename(args.src);
-      request.src = local;
+      request.src = local.path;
     }
     return yield* installWindowsContent(request, context.checkMode);
   },

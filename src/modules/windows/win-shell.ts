@@ -1,10 +1,10 @@
 import { psQuote } from '../../quote/index.js';
+import { checkModeSkip } from '../shell.js';
 import type { Module } from '../types.js';
 import {
   commandAction,
   parseWinCommandArgs,
   type WinCommandArgs,
-  winCheckModeSkip,
   winCommandOutcome,
 } from './command-common.js';
 
@@ -24,7 +24,7 @@ export const winShellModule: Module<WinCommandArgs> = {
   os: 'windows',
   parseArgs: (raw) => parseWinCommandArgs('win_shell', raw, false),
   *run(args, context) {
-    if (context.checkMode) return winCheckModeSkip();
+    if (context.checkMode) return checkModeSkip();
     return winCommandOutcome(yield commandAction('win_shell', args, winShellBody(args)));
   },
 };

@@ -1,5 +1,6 @@
-import { oneOf, optionalNumber, optionalString, type RawArgs, rejectUnknown } from '../args.js';
+import { oneOf, optionalString, type RawArgs } from '../args.js';
 import type { Module } from '../types.js';
+import { parseWaitForArgs, type WaitTarget } from '../wait-for-args.js';
 import { moduleScript, outcomeFromResult } from './script.js';
 
 /** Arguments of `win_wait_for`, in seconds like Ansible. */
@@ -83,52 +84,56 @@ export function winWaitForScript(args: WinWaitForArgs): string {
   });
 }
 
+/** The port's range (Windows' TcpClient takes 1..65535), the wanted state, and the regex a file must contain. */
+function readStateAndRegex(
+  raw: RawArgs,
+  { port, path }: WaitTarget,
+): Pick<WinWaitForArgs, 'state' | 'regex'> {
+  if (port !== undefined && (!Number.isInteger(port) || port > 65535))
+    throw new TypeError('win_wait_for: "port" must be an integer 1..65535');
+  const state = oneOf(
+    'win_wait_for',
+    raw,
+    'state',
+    ['present', 'started', 'absent', 'stopped', 'drained'],
+    'started',
+  );
+  if (state === 'drained') throw new TypeError('win_wait_for: state "drained" is not supported by kubemix');
+  const regex =
+    optionalString('win_wait_for', raw, 'regex') ?? optionalString('win_wait_for', raw, 'search_regex');
+  if (regex !== undefined && (path === undefined || state === 'absent' || state === 'stopped'))
+    throw new TypeError('win_wait_for: "regex" works only with "path" and state present');
+  return regex === undefined ? { state } : { state, regex };
+}
+
 /** `win_wait_for`: waits on the Windows host for a port to open or close, or a file to appear, match or vanish. */
 export const winWaitForModule: Module<WinWaitForArgs> = {
   name: 'win_wait_for',
   os: 'windows',
   parseArgs(raw: RawArgs) {
-    rejectUnknown('win_wait_for', raw, [
-      'host',
-      'port',
-      'path',
-      'state',
-      'regex',
-      'search_regex',
-      'timeout',
-      'delay',
-      'sleep',
-      'connect_timeout',
-    ]);
-    const port = optionalNumber('win_wait_for', raw, 'port', 1);
-    const path = optionalString('win_wait_for', raw, 'path');
-    if ((port === undefined) === (path === undefined))
-      throw new TypeError('win_wait_for: give exactly one of "port" or "path"');
-    if (port !== undefined && (!Number.isInteger(port) || port > 65535))
-      throw new TypeError('win_wait_for: "port" must be an integer 1..65535');
-    const state = oneOf(
-      'win_wait_for',
-      raw,
-      'state',
-      ['present', 'started', 'absent', 'stopped', 'drained'],
-      'started',
-    );
-    if (state === 'drained') throw new TypeError('win_wait_for: state "drained" is not supported by kubemix');
-    const regex =
-      optionalString('win_wait_for', raw, 'regex') ?? optionalString('win_wait_for', raw, 'search_regex');
-    if (regex !== undefined && (path === undefined || state === 'absent' || state === 'stopped'))
-      throw new TypeError('win_wait_for: "regex" works only with "path" and state present');
-    const args: WinWaitForArgs = {
-      host: optionalString('win_wait_for', raw, 'host') ?? '127.0.0.1',
-      state,
-      timeout: optionalNumber('win_wait_for', raw, 'timeout') ?? 300,
-      delay: optionalNumber('win_wait_for', raw, 'delay') ?? 0,
-      sleep: optionalNumber('win_wait_for', raw, 'sleep', 0.01) ?? 1,
-      connectTimeout: optionalNumber('win_wait_for', raw, 'connect_timeout', 0.01) ?? 5,
-    };
-    if (port !== undefined) args.port = port;
-    if (path !== undefined) args.path = path;
-    if (regex !== undefined) args.regex = regex;
+    const { target, own, timing } = parseWaitForArgs(raw, {
+      module: 'win_wait_for',
+      supported: [
+        'host',
+        'port',
+        'path',
+        'state',
+        'regex',
+        'search_regex',
+        'timeout',
+        'delay',
+        'sleep',
+        'connect_timeout',
+      ],
+      readOwn: (target) => readStateAndRegex(raw, target),
+      minSleep: 0.01,
+      minConnectTimeout: 0.01,
+    });
+    const { host, ...rest } = timing;
+    const args: WinWaitForArgs = { host, state: own.state, ...rest };
+    if (target.port !== undefined) args.port = target.port;
+    if (target.path !== undefined) args.path = target.path;
+    if (own.regex !== undefined) args.regex = own.regex;
     return args;
   },
   *run(args) {

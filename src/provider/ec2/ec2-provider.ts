@@ -1,9 +1,9 @@
 import type { ClusterSpec } from '../../spec/schema.js';
 import { credentialFieldsAt, type HostCredentials, type InventoryHost } from '../../types/inventory.js';
+import { LOCALHOST } from '../../types/localhost.js';
 import type { PlanStep } from '../../types/plan.js';
 import { cloudInitWaitStep } from '../cloud-init-wait.js';
 import { clusterKeyPath } from '../cluster-key.js';
-import { LOCALHOST } from '../localhost.js';
 import { defaultPort } from '../node-defaults.js';
 import type {
   NodeRequest,

@@ -1,3 +1,4 @@
+import { LOCALHOST } from '../../types/localhost.js';
 import type { PlanStep } from '../../types/plan.js';
 import type { LibvirtLayout } from './layout.js';
 import { GUESTS_OUTPUT, guestsArgs } from './setup-steps.js';
@@ -91,7 +92,7 @@ export function goldenSteps(
       args: { path: knownHosts, state: 'absent', regexp: '{{ golden_first.known_hosts_line }}' },
       throttle: 1,
       // Also on a resumed run (`generalizing`): it may have stopped before this step; removing is idempotent.
-      keywords: { ...toCapture, delegateTo: 'localhost' },
+      keywords: { ...toCapture, delegateTo: LOCALHOST.name },
     },
     {
       name: 'wait for its shut-off, capture its disk as the golden volume, remove the installed guest',

@@ -7,6 +7,7 @@ import {
   type LibvirtProvider as LibvirtSpec,
 } from '../../spec/schema.js';
 import { credentialFieldsAt, type InventoryHost, type JumpHost } from '../../types/inventory.js';
+import { namesThisMachine } from '../../types/localhost.js';
 import type { NodeRequest, ProviderContext } from '../types.js';
 import type { GuestDefinition } from './guest.js';
 import { GUEST_BUILDERS, type GuestInput } from './guest-os.js';
@@ -40,15 +41,13 @@ const PENDING_KEY = '(the cluster SSH key, generated into the cluster directory 
 /** A spec whose provider is libvirt. */
 export type LibvirtClusterSpec = ClusterSpec & { provider: LibvirtSpec };
 
-const isLocal = (address: string) => address === 'localhost' || address === '127.0.0.1';
-
 /**
  * The hypervisors as inventory hosts: `localhost` runs commands locally, others over SSH with
  * their host keys checked strictly (against provider.knownHosts when the spec gives one).
  */
 export function hypervisorHosts(provider: LibvirtSpec): InventoryHost[] {
   return provider.hypervisors.map((hv, index) => {
-    const local = isLocal(hv.address);
+    const local = namesThisMachine(hv.address);
     const host: InventoryHost = {
       name: hv.name,
       address: hv.address,

@@ -1,7 +1,7 @@
 import { kubeletArgVars } from '../../spec/kubelet-args.js';
 import type { ClusterSpec, WorkerGroup } from '../../spec/schema.js';
 import { type ConnectionKind, credentialFieldsAt, type InventoryHost } from '../../types/inventory.js';
-import { LOCALHOST } from '../localhost.js';
+import { LOCALHOST } from '../../types/localhost.js';
 import { defaultPort, groupConnection } from '../node-defaults.js';
 import type { NodeRequest, Provider, ProviderContext, ProviderPlan, ProviderTeardown } from '../types.js';
 

@@ -3,12 +3,13 @@ import { dirname } from 'node:path';
 import { execa } from 'execa';
 import type { CommandResult } from '../../types/command-result.js';
 import { failedResult, succeededResult } from '../../types/command-result.js';
+import { LOCALHOST } from '../../types/localhost.js';
 import type { ExecRequest, GetRequest, PutRequest, Transport } from '../types.js';
 
 /** Runs commands as local processes (`/bin/sh -c`), for localhost tasks and tests. */
 export class LocalTransport implements Transport {
   readonly kind = 'local' as const;
-  constructor(readonly host = 'localhost') {}
+  constructor(readonly host = LOCALHOST.name) {}
 
   async connect(): Promise<void> {}
 

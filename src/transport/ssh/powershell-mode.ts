@@ -1,13 +1,11 @@
 import type { ClientChannel } from 'ssh2';
 import type { CommandResult } from '../../types/command-result.js';
-import { failedResult } from '../../types/command-result.js';
 import type { ExecRequest, GetRequest, PutRequest } from '../types.js';
-// Pure PowerShell helpers shared with the WinRM client: the same wrapper, stdin bootstrap,
-// CLIXML decoding and hash-checked copy scripts, whatever carries them.
-import { decodeClixml } from '../winrm/clixml.js';
+// The PowerShell exec, put and get shared with the WinRM client: the same wrapper, stdin
+// bootstrap, CLIXML decoding and hash-checked copy scripts, whatever carries them.
 import { getFile, putFile } from '../winrm/file-copy.js';
-import { powershellInvocation, wrapScript } from '../winrm/powershell.js';
-import { outcomeCollector, type RunOptions, type RunOutcome, toResult } from '../winrm/run-types.js';
+import { execPowerShell } from '../winrm/powershell-exec.js';
+import { outcomeCollector, type RunOptions, type RunOutcome } from '../winrm/run-types.js';
 import type { ChannelExit, ConnectionPool } from './connection-pool.js';
 
 /** How long a stopped command's channel may take to confirm its close before the result is given back. */
@@ -141,45 +139,13 @@ export class PowerShellMode {
   }
 
   /** Runs a PowerShell script (the transport's exec contract). become has no meaning here. */
-  async exec(request: ExecRequest): Promise<CommandResult> {
-    const display = request.display ?? request.command;
-    if (request.become)
-      return failedResult(
-        display,
+  exec(request: ExecRequest): Promise<CommandResult> {
+    return execPowerShell(request, {
+      host: this.target.host,
+      becomeRefusal:
         'become is not supported on Windows over SSH: connect as the account that should run the command',
-        0,
-        this.target.host,
-      );
-    let script: string;
-    try {
-      script = wrapScript(request.command, {
-        ...(request.env ? { env: request.env } : {}),
-        ...(request.cwd !== undefined ? { cwd: request.cwd } : {}),
-      });
-    } catch (error) {
-      return failedResult(display, (error as Error).message, 0, this.target.host);
-    }
-    const invocation = powershellInvocation(script);
-    const userStdin = request.stdin === undefined ? undefined : Buffer.from(request.stdin);
-    const stdin =
-      invocation.stdinPrefix || userStdin
-        ? Buffer.concat([invocation.stdinPrefix ?? Buffer.alloc(0), userStdin ?? Buffer.alloc(0)])
-        : undefined;
-    const onOutput = request.onOutput;
-    const outcome = await this.run({
-      commandLine: invocation.commandLine,
-      ...(stdin ? { stdin } : {}),
-      ...(request.timeoutMs !== undefined ? { timeoutMs: request.timeoutMs } : {}),
-      ...(request.signal ? { signal: request.signal } : {}),
-      ...(onOutput
-        ? {
-            onStdout: (data: Buffer) => onOutput({ stream: 'stdout', data: data.toString('utf8') }),
-            onStderr: (data: Buffer) =>
-              onOutput({ stream: 'stderr', data: decodeClixml(data.toString('utf8')) }),
-          }
-        : {}),
+      run: (options) => this.run(options),
     });
-    return toResult(this.target.host, display, outcome, true);
   }
 
   put(request: PutRequest): Promise<CommandResult> {

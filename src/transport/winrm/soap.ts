@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { XMLParser } from 'fast-xml-parser';
+import { xmlEscape } from '../../quote/index.js';
 import { WinrmProtocolError, type WsmanFaultInfo } from './errors.js';
 
 /** XML namespaces of WS-Management and the Windows remote shell (MS-WSMV 2.2.1). */
@@ -36,11 +37,6 @@ export const FAULT_ACTION = 'http://schemas.dmtf.org/wbem/wsman/1/wsman/fault';
 
 /** Short name of an action URI (`Receive`, `CreateResponse`...), for messages. */
 export const actionName = (uri: string): string => uri.slice(uri.lastIndexOf('/') + 1);
-
-/** Escapes text for XML element content and attribute values. */
-export function xmlEscape(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
-}
 
 /** A fresh `uuid:` MessageID. */
 export const newMessageId = (): string => `uuid:${randomUUID().toUpperCase()}`;

@@ -1,14 +1,12 @@
 import { ConnectionError } from '../../errors/index.js';
 import type { CommandResult } from '../../types/command-result.js';
-import { failedResult } from '../../types/command-result.js';
 import type { ConnectionDetail, ExecRequest, GetRequest, PutRequest, Transport } from '../types.js';
 import { WinrmChannel } from './channel.js';
-import { decodeClixml } from './clixml.js';
 import { winrmConnectionDetail } from './connection-detail.js';
 import { WinrmProtocolError, WSMAN_SHELL_NOT_FOUND, WsmanFaultError } from './errors.js';
 import { getFile, putFile } from './file-copy.js';
 import { type ResolvedWinrmOptions, resolveOptions, type WinrmTransportOptions } from './options.js';
-import { powershellInvocation, wrapScript } from './powershell.js';
+import { execPowerShell, streamOutput } from './powershell-exec.js';
 import { outcomeCollector, type RunOptions, type RunOutcome, toResult } from './run-types.js';
 import { WinrmShell } from './shell.js';
 import { SIGNAL_TERMINATE } from './soap.js';
@@ -178,55 +176,15 @@ export class WinrmTransport implements Transport {
     }
   }
 
-  private streamOutput(request: ExecRequest | RawExecRequest) {
-    const onOutput = request.onOutput;
-    if (!onOutput) return {};
-    return {
-      onStdout: (data: Buffer) => onOutput({ stream: 'stdout', data: data.toString('utf8') }),
-      onStderr: (data: Buffer) => onOutput({ stream: 'stderr', data: decodeClixml(data.toString('utf8')) }),
-    };
-  }
-
   /**
    * Runs `request.command` as a PowerShell script: stops at the first error, exit code passed
    * on, env and cwd applied. Scripts too long for a command line travel over stdin.
    */
   exec(request: ExecRequest): Promise<CommandResult> {
-    const display = request.display ?? request.command;
-    if (request.become) {
-      return Promise.resolve(
-        failedResult(
-          display,
-          'become is not supported over WinRM: connect as the account that should run the command',
-          0,
-          this.host,
-        ),
-      );
-    }
-    let script: string;
-    try {
-      script = wrapScript(request.command, {
-        ...(request.env ? { env: request.env } : {}),
-        ...(request.cwd !== undefined ? { cwd: request.cwd } : {}),
-      });
-    } catch (error) {
-      return Promise.resolve(failedResult(display, (error as Error).message, 0, this.host));
-    }
-    const invocation = powershellInvocation(script);
-    const userStdin = request.stdin === undefined ? undefined : Buffer.from(request.stdin);
-    const stdin =
-      invocation.stdinPrefix || userStdin
-        ? Buffer.concat([invocation.stdinPrefix ?? Buffer.alloc(0), userStdin ?? Buffer.alloc(0)])
-        : undefined;
-    return this.serialised(async () => {
-      const run = await this.run({
-        commandLine: invocation.commandLine,
-        ...(stdin ? { stdin } : {}),
-        ...(request.timeoutMs !== undefined ? { timeoutMs: request.timeoutMs } : {}),
-        ...(request.signal ? { signal: request.signal } : {}),
-        ...this.streamOutput(request),
-      });
-      return toResult(this.host, display, run, true);
+    return execPowerShell(request, {
+      host: this.host,
+      becomeRefusal: 'become is not supported over WinRM: connect as the account that should run the command',
+      run: (options) => this.serialised(() => this.run(options)),
     });
   }
 
@@ -240,7 +198,7 @@ export class WinrmTransport implements Transport {
         ...(request.stdin !== undefined ? { stdin: Buffer.from(request.stdin) } : {}),
         ...(request.timeoutMs !== undefined ? { timeoutMs: request.timeoutMs } : {}),
         ...(request.signal ? { signal: request.signal } : {}),
-        ...this.streamOutput(request),
+        ...streamOutput(request.onOutput),
       });
       return toResult(this.host, display, run, false);
     });
