@@ -92,7 +92,7 @@ export const ALLOWED: Readonly<Record<Layer, readonly Layer[]>> = {
     'versions',
   ],
   // The CI report listens to the engine's events; it prints nothing and exits nothing.
-  ci: [...LIBRARY_BASE, 'engine', 'plan', 'verify', 'fs'],
+  ci: [...LIBRARY_BASE, 'engine', 'plan', 'verify', 'fs', 'quote'],
   // The CLI parses, prints and exits; it reaches machines through the library, never a
   // concrete transport or provider.
   cli: [
@@ -174,20 +174,14 @@ export const KNOWN_EXCEPTIONS: readonly KnownException[] = [
     to: 'modules/registry.ts',
     why: 'engine drives modules itself, past the executor; issue #22 removes it (one step path)',
   },
-  // ci/ needs xmlEscape and takes it from the WinRM SOAP code.
-  ...group('xmlEscape taken from transport/winrm/soap.ts; issue #22 removes it (one neutral home)', [
-    ['ci/html.ts', 'transport/winrm/soap.ts'],
-    ['ci/junit.ts', 'transport/winrm/soap.ts'],
-  ]),
   ...group(CONCRETE_TRANSPORT, [
     ['playbook/playbook-run.ts', 'transport/ssh/index.ts'],
     ['playbook/step-executor.ts', 'transport/local/index.ts'],
   ]),
   ...group(POWERSHELL_TWICE, [
     ['transport/ssh/pipe-method.ts', 'transport/winrm/stdin-streams.ts'],
-    ['transport/ssh/powershell-mode.ts', 'transport/winrm/clixml.ts'],
     ['transport/ssh/powershell-mode.ts', 'transport/winrm/file-copy.ts'],
-    ['transport/ssh/powershell-mode.ts', 'transport/winrm/powershell.ts'],
+    ['transport/ssh/powershell-mode.ts', 'transport/winrm/powershell-exec.ts'],
     ['transport/ssh/powershell-mode.ts', 'transport/winrm/run-types.ts'],
   ]),
   // The EC2 and libvirt "modules" are provider code; once in their provider's folder these
