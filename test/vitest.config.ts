@@ -64,6 +64,9 @@ export default defineConfig({
           hookTimeout: 120_000,
           // Lab hosts and servers are shared machine resources: run integration files one at a time.
           fileParallelism: false,
+          // Tiers run one after another, cheapest first (vitest runs groups in ascending order), so
+          // no two files that start labs, servers or guests overlap, as when they were one project.
+          sequence: { groupOrder: 1 },
         },
       },
       {
@@ -75,10 +78,7 @@ export default defineConfig({
           testTimeout: 120_000,
           hookTimeout: 120_000,
           fileParallelism: false,
-          // Projects of one group run at the same time; e2e and qemu each wait for the group
-          // before, so no two lab-, server- or guest-starting files overlap (as when they were one
-          // project).
-          sequence: { groupOrder: 1 },
+          sequence: { groupOrder: 2 },
         },
       },
       {
@@ -89,7 +89,7 @@ export default defineConfig({
           testTimeout: 120_000,
           hookTimeout: 120_000,
           fileParallelism: false,
-          sequence: { groupOrder: 2 },
+          sequence: { groupOrder: 3 },
         },
       },
     ],
