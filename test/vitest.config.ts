@@ -3,10 +3,37 @@ import { defineConfig } from 'vitest/config';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
-// Two projects: fast unit tests, and integration tests (real sshd lab hosts, protocol test
-// servers, child processes). `npm test` runs both; `vitest run --project unit` runs only the fast ones.
-// Every run ends with the leftover check (test/setup/global.ts): a test file that leaves a temp
-// path, a process or a lab behind fails (test/setup/per-file.ts), and so does the run.
+/**
+ * Files that start the real libvirtd (qemu:///system) or the real QEMU driver and boot guests:
+ * the slowest tier, and a machine-wide resource. Listed by name because what marks them is what
+ * they import (fixtures/libvirt/libvirtd.ts, the golden-image helpers), not where they live.
+ */
+export const QEMU_FILES = [
+  'test/cli/libvirt-bad-input.integration.test.ts',
+  'test/e2e/libvirt-cluster.integration.test.ts',
+  'test/e2e/libvirt-golden-resume.integration.test.ts',
+  'test/e2e/libvirt-golden.integration.test.ts',
+  'test/e2e/libvirt-remote.integration.test.ts',
+  'test/e2e/libvirt-windows.integration.test.ts',
+  'test/modules/libvirt/golden-capture.integration.test.ts',
+  'test/modules/libvirt/golden-flow.integration.test.ts',
+  'test/modules/libvirt/golden-partials.integration.test.ts',
+  'test/modules/libvirt/golden-resume.integration.test.ts',
+  'test/modules/libvirt/images-golden.integration.test.ts',
+  'test/modules/libvirt/tunnel.integration.test.ts',
+  'test/provider/libvirt-faults.integration.test.ts',
+  'test/provider/libvirt/windows/golden-image.integration.test.ts',
+  'test/provider/libvirt/windows/windows-guest.integration.test.ts',
+];
+
+/** Whole `up` / `ci` / `down` runs on a lab (or the EC2 emulator), not on QEMU guests. */
+export const E2E_FILES = ['test/e2e/**/*.integration.test.ts', 'test/provider/ec2/cli.integration.test.ts'];
+
+// Four tiers; every test file is in exactly one (test/project/tiers.test.ts checks it). `npm test`
+// runs all four; `npm run test:unit` (and :integration, :e2e, :qemu) one. test/README.md says
+// which to run when. Every run ends with the leftover check (test/setup/global.ts): a test file
+// that leaves a temp path, a process or a lab behind fails (test/setup/per-file.ts), and so does
+// the run.
 export default defineConfig({
   test: {
     root,
@@ -16,21 +43,53 @@ export default defineConfig({
       {
         extends: true,
         test: {
+          // No processes, no sockets, no sleeps: files run in parallel.
           name: 'unit',
           include: ['test/**/*.test.ts'],
           exclude: ['test/**/*.integration.test.ts'],
           testTimeout: 15_000,
+          // The files share one module registry per worker (3x faster here): a helper that keeps
+          // state per test file keys it by the file (test/lab/helpers.ts).
+          isolate: false,
         },
       },
       {
         extends: true,
         test: {
+          // Lab hosts, protocol servers, child processes.
           name: 'integration',
           include: ['test/**/*.integration.test.ts'],
+          exclude: [...E2E_FILES, ...QEMU_FILES],
           testTimeout: 120_000,
           hookTimeout: 120_000,
           // Lab hosts and servers are shared machine resources: run integration files one at a time.
           fileParallelism: false,
+          // Tiers run one after another, cheapest first (vitest runs groups in ascending order), so
+          // no two files that start labs, servers or guests overlap, as when they were one project.
+          sequence: { groupOrder: 1 },
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'e2e',
+          include: E2E_FILES,
+          exclude: QEMU_FILES,
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
+          fileParallelism: false,
+          sequence: { groupOrder: 2 },
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'qemu',
+          include: QEMU_FILES,
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
+          fileParallelism: false,
+          sequence: { groupOrder: 3 },
         },
       },
     ],

@@ -18,7 +18,9 @@ import {
 import { loadVersions } from '../../src/versions/versions.js';
 import { testTempDir, testTempDirSync } from '../helpers/temp.js';
 
-let internet: string | undefined;
+// Made once per test file: keyed by the file's marker (test/setup/per-file.ts), because with
+// `isolate: false` this module outlives the file whose temp directory held the internet.
+let internet: { file: string | undefined; dir: string } | undefined;
 
 /**
  * Gives the lab's in-process readers (HostProcess start scripts' Invoke-WebRequest) the lab's
@@ -31,12 +33,13 @@ export function useLabReleaseInternet(): void {
 
 /** The lab's internet directory with the release, made (and first given to the lab) once per test file. */
 function releaseInternet(): string {
-  if (!internet) {
-    internet = testTempDirSync('lab-internet');
-    publishWindowsFlannelRelease(internet, loadVersions());
-    useLabInternet(internet);
+  const file = process.env['KMX_TEST_FILE'];
+  if (!internet || internet.file !== file) {
+    internet = { file, dir: testTempDirSync('lab-internet') };
+    publishWindowsFlannelRelease(internet.dir, loadVersions());
+    useLabInternet(internet.dir);
   }
-  return internet;
+  return internet.dir;
 }
 
 /**
@@ -76,7 +79,7 @@ export async function initialisedState() {
   const state = ClusterState.open(await testTempDir('lab-state'));
   // Child processes (the stand-ins) read the lab's internet from the state, as in a real lab.
   useLabReleaseInternet();
-  await state.setInternetDir(internet!);
+  await state.setInternetDir(releaseInternet());
   const init = await state.initCluster({
     controlPlaneEndpoint: '10.233.1.2:6443',
     podCIDR: '10.244.0.0/16',
