@@ -5,7 +5,7 @@ import { loadPowerShellParser } from '../../fixtures/lab/state/powershell/parser
 import { readVerbatimString, verbatimStringValue } from '../../fixtures/winrm-server/powershell-literal.js';
 import { readWrapperPreamble } from '../../fixtures/winrm-server/wrapper-preamble.js';
 import { psQuote } from '../../src/quote/index.js';
-import { wrapScript } from '../../src/transport/winrm/powershell.js';
+import { wrapScript } from '../../src/transport/powershell/powershell.js';
 import { injectionCorpus } from '../helpers/injection-corpus.js';
 import { randomStrings } from './random-strings.js';
 

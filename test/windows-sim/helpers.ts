@@ -1,6 +1,6 @@
 import type { WindowsSimulator } from '../../fixtures/windows-sim/simulator.js';
 import { type CommandContext, CommandStdin } from '../../fixtures/winrm-server/handler.js';
-import { powershellInvocation, wrapScript } from '../../src/transport/winrm/powershell.js';
+import { powershellInvocation, wrapScript } from '../../src/transport/powershell/powershell.js';
 
 /** What a command printed and returned. */
 export interface Ran {

@@ -1,5 +1,5 @@
 import { shQuote } from '../../quote/index.js';
-import { chunked } from '../winrm/stdin-streams.js';
+import { chunked } from '../powershell/stdin-streams.js';
 import { failureText, type RunRemote, type TransferMethod } from './transfer-method.js';
 
 /**

@@ -1,11 +1,11 @@
 import type { ClientChannel } from 'ssh2';
 import type { CommandResult } from '../../types/command-result.js';
+// The PowerShell exec, put and get both Windows transports share (transport/powershell): the same
+// wrapper, stdin bootstrap, CLIXML decoding and hash-checked copy scripts, whatever carries them.
+import { getFile, putFile } from '../powershell/file-copy.js';
+import { execPowerShell } from '../powershell/powershell-exec.js';
+import { outcomeCollector, type RunOptions, type RunOutcome } from '../powershell/run-types.js';
 import type { ExecRequest, GetRequest, PutRequest } from '../types.js';
-// The PowerShell exec, put and get shared with the WinRM client: the same wrapper, stdin
-// bootstrap, CLIXML decoding and hash-checked copy scripts, whatever carries them.
-import { getFile, putFile } from '../winrm/file-copy.js';
-import { execPowerShell } from '../winrm/powershell-exec.js';
-import { outcomeCollector, type RunOptions, type RunOutcome } from '../winrm/run-types.js';
 import type { ChannelExit, ConnectionPool } from './connection-pool.js';
 
 /** How long a stopped command's channel may take to confirm its close before the result is given back. */

@@ -1,16 +1,16 @@
 import { ConnectionError } from '../../errors/index.js';
 import type { CommandResult } from '../../types/command-result.js';
+import { getFile, putFile } from '../powershell/file-copy.js';
+import { execPowerShell, streamOutput } from '../powershell/powershell-exec.js';
+import { outcomeCollector, type RunOptions, type RunOutcome, toResult } from '../powershell/run-types.js';
+import { chunked } from '../powershell/stdin-streams.js';
 import type { ConnectionDetail, ExecRequest, GetRequest, PutRequest, Transport } from '../types.js';
 import { WinrmChannel } from './channel.js';
 import { winrmConnectionDetail } from './connection-detail.js';
 import { WinrmProtocolError, WSMAN_SHELL_NOT_FOUND, WsmanFaultError } from './errors.js';
-import { getFile, putFile } from './file-copy.js';
 import { type ResolvedWinrmOptions, resolveOptions, type WinrmTransportOptions } from './options.js';
-import { execPowerShell, streamOutput } from './powershell-exec.js';
-import { outcomeCollector, type RunOptions, type RunOutcome, toResult } from './run-types.js';
 import { WinrmShell } from './shell.js';
 import { SIGNAL_TERMINATE } from './soap.js';
-import { chunked } from './stdin-streams.js';
 
 /** A raw command for cmd.exe (no PowerShell wrapper): `execRaw({ command: 'ipconfig', args: ['/all'] })`. */
 export interface RawExecRequest extends Omit<ExecRequest, 'env' | 'cwd' | 'become'> {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseModuleHeader } from '../../../src/modules/windows/script.js';
-import { wrapScript } from '../../../src/transport/winrm/powershell.js';
+import { wrapScript } from '../../../src/transport/powershell/powershell.js';
 import { formatPowerShellErrors, parsePowerShell } from '../../helpers/parse-powershell.js';
 import { representativeScripts } from './scripts.js';
 

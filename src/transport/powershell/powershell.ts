@@ -1,6 +1,7 @@
 /**
- * PowerShell command lines and wrapper scripts the WinRM transport runs. Everything a remote
- * host executes on our behalf is built here, so a test server can recognise the same forms.
+ * PowerShell command lines and wrapper scripts both Windows transports run (WinRM, and SSH with
+ * PowerShell as the remote shell). Everything a remote host executes on our behalf is built here,
+ * so a test server can recognise the same forms.
  */
 
 import { psQuote } from '../../quote/index.js';

@@ -5,7 +5,7 @@ import {
   powershellInvocation,
   STDIN_BOOTSTRAP,
   wrapScript,
-} from '../../../src/transport/winrm/powershell.js';
+} from '../../../src/transport/powershell/powershell.js';
 
 describe('PowerShell command lines', () => {
   it('encodes scripts as base64 UTF-16LE for -EncodedCommand', () => {
