@@ -12,12 +12,12 @@ import { assignHost } from './provision.js';
 import { Redactor } from './redactor.js';
 import { renderPlaceholders } from './render.js';
 import { resumePoint } from './resume.js';
+import { provisionLedger } from './run-ledger.js';
 import type { TaskRunContext, TaskRunResult } from './run-task.js';
 import { schedule } from './schedule.js';
 import { readSecrets } from './secrets-store.js';
 import type { Selection } from './select.js';
 import { type ClusterState, readState, statePath, taskHash } from './state.js';
-import { StateFileLedger } from './state-ledger.js';
 import { StateRecorder } from './state-recorder.js';
 import type { RunPlanOptions, RunSummary, StepFailure, TaskSummary } from './types.js';
 
@@ -303,35 +303,4 @@ export async function execute(run: ExecuteContext): Promise<RunSummary> {
     abort: () => aborter.abort(),
   });
   return finishRun(run, records, emit, { ...progress, changedTasks, startedAt, now });
-}
-
-/**
- * Where provider modules record what they create: this run's state, or (for `down`, options.ledgerDir)
- * the build's. Host assignments also reach the run's inventory, so later tasks use them.
- */
-async function provisionLedger(
-  run: ExecuteContext,
-  recorder: StateRecorder,
-  now: () => Date,
-): Promise<ProvisionLedger> {
-  const store: ProvisionLedger = run.options.ledgerDir
-    ? await StateFileLedger.open(run.options.ledgerDir, now)
-    : {
-        get resources() {
-          return recorder.state.resources;
-        },
-        record: (update) => recorder.recordProvision(update, now().toISOString()),
-      };
-  return {
-    get resources() {
-      return store.resources;
-    },
-    record: async (update) => {
-      await store.record(update);
-      for (const assignment of update.hosts ?? []) {
-        const host = run.hosts.get(assignment.name);
-        if (host) run.hosts.set(assignment.name, assignHost(host, assignment));
-      }
-    },
-  };
 }
