@@ -16,16 +16,14 @@ import {
   DescribeVpcsCommand,
   ImportKeyPairCommand,
   type IpPermission,
-  type ResourceType,
 } from '@aws-sdk/client-ec2';
-import { KubemixError } from '../../errors/index.js';
-import { awsErrorCode, describeAwsError } from './client.js';
-import { awaitExists, withOwnIds } from './consistency.js';
-import { type Ec2Context, type Ec2ResourceKind, record, recorded } from './context.js';
-import { ownTags, roleFilters } from './identity.js';
+import { describeAwsError } from './client.js';
+import { withOwnIds } from './consistency.js';
+import type { Ec2Context } from './context.js';
+import { ensure, idempotent, tagSpec } from './ensure.js';
+import { roleFilters } from './identity.js';
 import type { Ec2Plan, IngressRule } from './plan.js';
 import type { Ec2Preflight } from './validate.js';
-import { waitFor } from './wait.js';
 
 /** What create-network made (or found): where instances go and how they are reached. */
 export interface Ec2Network {
@@ -33,85 +31,6 @@ export interface Ec2Network {
   subnetId: string;
   securityGroupId: string;
   keyName: string;
-}
-
-const tagSpec = (ctx: Ec2Context, type: ResourceType, role: string) => [
-  { ResourceType: type, Tags: ownTags(ctx, role) },
-];
-
-/** How long a resumed run looks (by tag) for a resource whose create call may have happened. */
-const INTENDED_LOOKUP_MS = 30_000;
-
-/**
- * One resource, created at most once. A resumed run trusts the recorded id first (once EC2 knows
- * it): a tag lookup may not see a resource made moments ago (EC2 API Reference, "Eventual
- * consistency in the Amazon EC2 API") and would make a second one. Then the cluster and role
- * tags (which the create call itself sets, so a crash between the call and its record leaves it
- * findable), looked up for a while when the record says the create may have happened. Otherwise
- * the intent is recorded, the create call runs, the id is recorded, and kubemix waits until EC2
- * knows the new id before anything uses it.
- */
-async function ensure(
-  ctx: Ec2Context,
-  kind: Ec2ResourceKind,
-  find: () => Promise<string | undefined>,
-  create: () => Promise<string | undefined>,
-  details: Record<string, string> = {},
-): Promise<string> {
-  const doing = `create-network: ${kind}`;
-  const started = ctx.clock.now();
-  try {
-    const known = recorded(ctx, kind, kind);
-    const knownId = known?.status === 'created' ? known.details?.['id'] : undefined;
-    if (knownId && (await awaitExists(ctx, kind, knownId, INTENDED_LOOKUP_MS))) return knownId;
-    const found =
-      known?.status === 'intended' && known.details?.['refused'] === undefined
-        ? await waitFor<string | undefined>(
-            ctx,
-            { what: `a ${kind} an interrupted run may have made`, timeoutMs: INTENDED_LOOKUP_MS + 60_000 },
-            async () => {
-              const id = await find();
-              if (id || ctx.clock.now() - started >= INTENDED_LOOKUP_MS) return { done: id };
-              return { progress: 'not found by its tags yet' };
-            },
-          )
-        : await find();
-    if (found) {
-      if (knownId !== found) await record(ctx, kind, kind, 'created', { ...details, id: found });
-      return found;
-    }
-    await record(ctx, kind, kind, 'intended', details);
-    const id = await create().catch(async (error: unknown) => {
-      // EC2 answered with a client error: nothing was made, a resume need not look for it.
-      const refused = refusal(error);
-      if (refused) await record(ctx, kind, kind, 'intended', { ...details, refused });
-      throw error;
-    });
-    if (!id) throw new Error(`EC2 returned no id for the new ${kind}`);
-    await record(ctx, kind, kind, 'created', { ...details, id });
-    ctx.progress(`created ${kind} ${id}`);
-    if (!(await awaitExists(ctx, kind, id)))
-      throw new KubemixError(`${doing}: EC2 still does not know the new ${kind} ${id}`);
-    return id;
-  } catch (error) {
-    throw describeAwsError(doing, error);
-  }
-}
-
-/** The code of an AWS answer that refused a call (HTTP 4xx: the call did nothing), if it is one. */
-function refusal(error: unknown): string | undefined {
-  const aws = error instanceof KubemixError && error.cause !== undefined ? error.cause : error;
-  const status = (aws as { $metadata?: { httpStatusCode?: number } } | undefined)?.$metadata?.httpStatusCode;
-  return status !== undefined && status >= 400 && status < 500 ? (awsErrorCode(aws) ?? 'refused') : undefined;
-}
-
-/** Runs a call whose "already done" answer (`codes`) means success. */
-async function idempotent(codes: string[], send: () => Promise<unknown>): Promise<void> {
-  try {
-    await send();
-  } catch (error) {
-    if (!codes.includes(awsErrorCode(error) ?? '')) throw error;
-  }
 }
 
 const ipPermission = (rule: IngressRule, securityGroupId: string): IpPermission => ({
@@ -122,134 +41,149 @@ const ipPermission = (rule: IngressRule, securityGroupId: string): IpPermission 
     : { IpRanges: [{ CidrIp: rule.source, Description: rule.description }] }),
 });
 
+/** The first item of a Describe answer's list, if any. */
+const first = <T>(items: T[] | undefined) => items?.[0];
+
 /**
- * create-network: a new VPC + subnet + internet gateway + route table (or the user's subnet,
- * untouched), the cluster security group with its rules, and the cluster key pair imported from
- * the cluster's public key. Every resource is tagged and recorded; a resumed run reuses what exists.
+ * The VPC and subnet kubemix makes for a `create` network. A stage of its own because it is
+ * what an `existing` network skips: the user's subnet is used as it is.
  */
-export async function createNetwork(
+async function createVpcAndSubnet(
   ctx: Ec2Context,
-  plan: Ec2Plan,
+  network: { vpcCidr: string; subnetCidr: string },
   preflight: Ec2Preflight,
-  publicKey: string,
-): Promise<Ec2Network> {
+): Promise<{ vpcId: string; subnetId: string }> {
   const ec2 = ctx.aws.ec2;
-  const first = <T>(items: T[] | undefined) => items?.[0];
-  let vpcId: string;
-  let subnetId: string;
-  if (plan.network.kind === 'existing') {
-    vpcId = preflight.existing?.vpcId ?? '';
-    subnetId = plan.network.subnetId;
-  } else {
-    const { vpcCidr, subnetCidr } = plan.network;
-    vpcId = await ensure(
-      ctx,
-      'vpc',
-      async () =>
-        first((await ec2.send(new DescribeVpcsCommand({ Filters: roleFilters(ctx, 'vpc') }))).Vpcs)?.VpcId,
-      async () =>
+  const vpcId = await ensure(
+    ctx,
+    'vpc',
+    async () =>
+      first((await ec2.send(new DescribeVpcsCommand({ Filters: roleFilters(ctx, 'vpc') }))).Vpcs)?.VpcId,
+    async () =>
+      (
+        await ec2.send(
+          new CreateVpcCommand({ CidrBlock: network.vpcCidr, TagSpecifications: tagSpec(ctx, 'vpc', 'vpc') }),
+        )
+      ).Vpc?.VpcId,
+  );
+  const subnetId = await ensure(
+    ctx,
+    'subnet',
+    async () =>
+      first((await ec2.send(new DescribeSubnetsCommand({ Filters: roleFilters(ctx, 'subnet') }))).Subnets)
+        ?.SubnetId,
+    async () =>
+      (
+        await withOwnIds(ctx, 'create-network: subnet', ['vpc'], () =>
+          ec2.send(
+            new CreateSubnetCommand({
+              VpcId: vpcId,
+              CidrBlock: network.subnetCidr,
+              AvailabilityZone: preflight.availabilityZone,
+              TagSpecifications: tagSpec(ctx, 'subnet', 'subnet'),
+            }),
+          ),
+        )
+      ).Subnet?.SubnetId,
+  );
+  return { vpcId, subnetId };
+}
+
+/** The internet gateway of a `create` network, made (or found) but not yet attached. */
+async function ensureInternetGateway(ctx: Ec2Context): Promise<string> {
+  const ec2 = ctx.aws.ec2;
+  return ensure(
+    ctx,
+    'internet-gateway',
+    async () =>
+      first(
         (
           await ec2.send(
-            new CreateVpcCommand({ CidrBlock: vpcCidr, TagSpecifications: tagSpec(ctx, 'vpc', 'vpc') }),
+            new DescribeInternetGatewaysCommand({ Filters: roleFilters(ctx, 'internet-gateway') }),
           )
-        ).Vpc?.VpcId,
+        ).InternetGateways,
+      )?.InternetGatewayId,
+    async () =>
+      (
+        await ec2.send(
+          new CreateInternetGatewayCommand({
+            TagSpecifications: tagSpec(ctx, 'internet-gateway', 'internet-gateway'),
+          }),
+        )
+      ).InternetGateway?.InternetGatewayId,
+  );
+}
+
+/**
+ * Routes the new subnet through the internet gateway (attach, route table, default route,
+ * association), so instances get out and the operator gets in. Each call is safe to repeat,
+ * because a resumed run comes through here again; any failure is reported as this one stage.
+ */
+async function routeSubnetToInternet(
+  ctx: Ec2Context,
+  ids: { vpcId: string; subnetId: string; gatewayId: string },
+): Promise<void> {
+  const ec2 = ctx.aws.ec2;
+  const { vpcId, subnetId, gatewayId } = ids;
+  try {
+    await withOwnIds(ctx, 'create-network: attaching the internet gateway', ['internet-gateway', 'vpc'], () =>
+      idempotent(['Resource.AlreadyAssociated'], () =>
+        ec2.send(new AttachInternetGatewayCommand({ InternetGatewayId: gatewayId, VpcId: vpcId })),
+      ),
     );
-    subnetId = await ensure(
+    const tableId = await ensure(
       ctx,
-      'subnet',
+      'route-table',
       async () =>
-        first((await ec2.send(new DescribeSubnetsCommand({ Filters: roleFilters(ctx, 'subnet') }))).Subnets)
-          ?.SubnetId,
+        first(
+          (await ec2.send(new DescribeRouteTablesCommand({ Filters: roleFilters(ctx, 'route-table') })))
+            .RouteTables,
+        )?.RouteTableId,
       async () =>
         (
-          await withOwnIds(ctx, 'create-network: subnet', ['vpc'], () =>
+          await withOwnIds(ctx, 'create-network: route table', ['vpc'], () =>
             ec2.send(
-              new CreateSubnetCommand({
+              new CreateRouteTableCommand({
                 VpcId: vpcId,
-                CidrBlock: subnetCidr,
-                AvailabilityZone: preflight.availabilityZone,
-                TagSpecifications: tagSpec(ctx, 'subnet', 'subnet'),
+                TagSpecifications: tagSpec(ctx, 'route-table', 'route-table'),
               }),
             ),
           )
-        ).Subnet?.SubnetId,
+        ).RouteTable?.RouteTableId,
     );
-    const gatewayId = await ensure(
-      ctx,
-      'internet-gateway',
-      async () =>
-        first(
-          (
-            await ec2.send(
-              new DescribeInternetGatewaysCommand({ Filters: roleFilters(ctx, 'internet-gateway') }),
-            )
-          ).InternetGateways,
-        )?.InternetGatewayId,
-      async () =>
-        (
-          await ec2.send(
-            new CreateInternetGatewayCommand({
-              TagSpecifications: tagSpec(ctx, 'internet-gateway', 'internet-gateway'),
-            }),
-          )
-        ).InternetGateway?.InternetGatewayId,
-    );
-    try {
-      await withOwnIds(
-        ctx,
-        'create-network: attaching the internet gateway',
-        ['internet-gateway', 'vpc'],
-        () =>
-          idempotent(['Resource.AlreadyAssociated'], () =>
-            ec2.send(new AttachInternetGatewayCommand({ InternetGatewayId: gatewayId, VpcId: vpcId })),
-          ),
-      );
-      const tableId = await ensure(
-        ctx,
-        'route-table',
-        async () =>
-          first(
-            (await ec2.send(new DescribeRouteTablesCommand({ Filters: roleFilters(ctx, 'route-table') })))
-              .RouteTables,
-          )?.RouteTableId,
-        async () =>
-          (
-            await withOwnIds(ctx, 'create-network: route table', ['vpc'], () =>
-              ec2.send(
-                new CreateRouteTableCommand({
-                  VpcId: vpcId,
-                  TagSpecifications: tagSpec(ctx, 'route-table', 'route-table'),
-                }),
-              ),
-            )
-          ).RouteTable?.RouteTableId,
-      );
-      await withOwnIds(ctx, 'create-network: default route', ['route-table', 'internet-gateway'], () =>
-        idempotent(['RouteAlreadyExists'], () =>
-          ec2.send(
-            new CreateRouteCommand({
-              RouteTableId: tableId,
-              DestinationCidrBlock: '0.0.0.0/0',
-              GatewayId: gatewayId,
-            }),
-          ),
+    await withOwnIds(ctx, 'create-network: default route', ['route-table', 'internet-gateway'], () =>
+      idempotent(['RouteAlreadyExists'], () =>
+        ec2.send(
+          new CreateRouteCommand({
+            RouteTableId: tableId,
+            DestinationCidrBlock: '0.0.0.0/0',
+            GatewayId: gatewayId,
+          }),
         ),
+      ),
+    );
+    const table = first(
+      (
+        await withOwnIds(ctx, 'create-network: route table', ['route-table'], () =>
+          ec2.send(new DescribeRouteTablesCommand({ RouteTableIds: [tableId] })),
+        )
+      ).RouteTables,
+    );
+    if (!table?.Associations?.some((a) => a.SubnetId === subnetId))
+      await withOwnIds(ctx, 'create-network: route table association', ['route-table', 'subnet'], () =>
+        ec2.send(new AssociateRouteTableCommand({ RouteTableId: tableId, SubnetId: subnetId })),
       );
-      const table = first(
-        (
-          await withOwnIds(ctx, 'create-network: route table', ['route-table'], () =>
-            ec2.send(new DescribeRouteTablesCommand({ RouteTableIds: [tableId] })),
-          )
-        ).RouteTables,
-      );
-      if (!table?.Associations?.some((a) => a.SubnetId === subnetId))
-        await withOwnIds(ctx, 'create-network: route table association', ['route-table', 'subnet'], () =>
-          ec2.send(new AssociateRouteTableCommand({ RouteTableId: tableId, SubnetId: subnetId })),
-        );
-    } catch (error) {
-      throw describeAwsError('create-network: routing the subnet through the internet gateway', error);
-    }
+  } catch (error) {
+    throw describeAwsError('create-network: routing the subnet through the internet gateway', error);
   }
+}
+
+/**
+ * The cluster security group and its ingress rules. Separate from the network above because
+ * every cluster has one, in a VPC kubemix made or in the user's.
+ */
+async function ensureSecurityGroup(ctx: Ec2Context, plan: Ec2Plan, vpcId: string): Promise<string> {
+  const ec2 = ctx.aws.ec2;
   const securityGroupId = await ensure(
     ctx,
     'security-group',
@@ -291,6 +225,12 @@ export async function createNetwork(
   } catch (error) {
     throw describeAwsError('create-network: security group rules', error);
   }
+  return securityGroupId;
+}
+
+/** The cluster key pair, imported from the cluster's public key: how kubemix logs in to Linux nodes. */
+async function ensureKeyPair(ctx: Ec2Context, plan: Ec2Plan, publicKey: string): Promise<void> {
+  const ec2 = ctx.aws.ec2;
   await ensure(
     ctx,
     'key-pair',
@@ -309,5 +249,30 @@ export async function createNetwork(
       ).KeyPairId,
     { name: plan.keyPairName },
   );
+}
+
+/**
+ * create-network: a new VPC + subnet + internet gateway + route table (or the user's subnet,
+ * untouched), the cluster security group with its rules, and the cluster key pair imported from
+ * the cluster's public key. Every resource is tagged and recorded; a resumed run reuses what exists.
+ */
+export async function createNetwork(
+  ctx: Ec2Context,
+  plan: Ec2Plan,
+  preflight: Ec2Preflight,
+  publicKey: string,
+): Promise<Ec2Network> {
+  let vpcId: string;
+  let subnetId: string;
+  if (plan.network.kind === 'existing') {
+    vpcId = preflight.existing?.vpcId ?? '';
+    subnetId = plan.network.subnetId;
+  } else {
+    ({ vpcId, subnetId } = await createVpcAndSubnet(ctx, plan.network, preflight));
+    const gatewayId = await ensureInternetGateway(ctx);
+    await routeSubnetToInternet(ctx, { vpcId, subnetId, gatewayId });
+  }
+  const securityGroupId = await ensureSecurityGroup(ctx, plan, vpcId);
+  await ensureKeyPair(ctx, plan, publicKey);
   return { vpcId, subnetId, securityGroupId, keyName: plan.keyPairName };
 }

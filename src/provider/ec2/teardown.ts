@@ -6,7 +6,6 @@ import {
   DeleteSubnetCommand,
   DeleteVolumeCommand,
   DeleteVpcCommand,
-  DescribeInstancesCommand,
   DescribeInternetGatewaysCommand,
   DescribeKeyPairsCommand,
   DescribeRouteTablesCommand,
@@ -16,13 +15,24 @@ import {
   DescribeVpcsCommand,
   DetachInternetGatewayCommand,
   DisassociateRouteTableCommand,
+  type Filter,
   TerminateInstancesCommand,
 } from '@aws-sdk/client-ec2';
 import { awsErrorCode, describeAwsError, isNotFound } from './client.js';
-import type { Ec2Context, Ec2ResourceKind } from './context.js';
-import { isOurs, ownerFilter } from './identity.js';
-import { clusterInstances, LIVE_STATES } from './instances.js';
-import { kubernetesClusterTag, tagValue } from './tags.js';
+import type { Ec2Context } from './context.js';
+import { ownerFilter } from './identity.js';
+import { clusterInstances } from './instances.js';
+import {
+  byId,
+  deleteWithRetry,
+  describeByIds,
+  liveInstancesByIds,
+  owned,
+  recordDeleted,
+  recordedIds,
+  recordedInstanceIds,
+  union,
+} from './teardown-records.js';
 import { waitFor } from './wait.js';
 
 /** What teardown must never delete: the user's own network, given by id in the spec. */
@@ -32,90 +42,23 @@ export interface TeardownOptions {
   timeoutMs?: number;
 }
 
-type Tagged = { Tags?: { Key?: string; Value?: string }[] };
-
-/**
- * Ours to delete: the cluster's id (identity.ts) AND Kubernetes' `owned` (a `shared` resource is
- * never deleted).
- */
-const owned = (ctx: Ec2Context, resource: Tagged) =>
-  isOurs(ctx, resource.Tags) && tagValue(resource.Tags, kubernetesClusterTag(ctx.cluster)) === 'owned';
-
-/** Recorded ids of a kind that may still exist. */
-function recordedIds(ctx: Ec2Context, kind: Ec2ResourceKind, detail = 'id'): string[] {
-  return ctx.ledger.resources
-    .filter(
-      (r) =>
-        r.provider === 'ec2' && r.kind === kind && r.location === ctx.aws.region && r.status !== 'deleted',
-    )
-    .flatMap((r) => (r.details?.[detail] ? [r.details[detail]] : []));
-}
-
-/** Marks every record of a kind deleted. */
-async function recordDeleted(ctx: Ec2Context, kind: Ec2ResourceKind): Promise<void> {
-  const records = ctx.ledger.resources.filter(
-    (r) => r.provider === 'ec2' && r.kind === kind && r.location === ctx.aws.region && r.status !== 'deleted',
-  );
-  if (records.length === 0) return;
-  await ctx.ledger.record({
-    resources: records.map((r) => ({
-      provider: 'ec2',
-      kind,
-      name: r.name,
-      location: r.location,
-      status: 'deleted',
-      ...(r.details ? { details: r.details } : {}),
-    })),
-  });
+/** What every teardown stage shares: the context, the bound of each wait, and the owner filter. */
+interface Teardown {
+  ctx: Ec2Context;
+  ec2: Ec2Context['aws']['ec2'];
+  filters: Filter[];
+  timeoutMs: number;
+  keep: TeardownOptions['keep'];
+  /** Runs one AWS call, naming what teardown was doing when it fails. */
+  call: <T>(doing: string, send: () => Promise<T>) => Promise<T>;
 }
 
 /**
- * Deletes with retries while AWS answers DependencyViolation (network interfaces of terminated
- * instances detach asynchronously); an already-gone resource is fine.
+ * Terminates the cluster's instances (found by tag or recorded) and waits until they are gone:
+ * first, because every other resource is in use while an instance runs.
  */
-async function deleteWithRetry(
-  ctx: Ec2Context,
-  what: string,
-  timeoutMs: number,
-  send: () => Promise<unknown>,
-) {
-  await waitFor(
-    ctx,
-    { what: `${what} to be deletable`, timeoutMs, intervalMs: 2000, maxIntervalMs: 10_000 },
-    async () => {
-      try {
-        await send();
-        return { done: true };
-      } catch (error) {
-        if (isNotFound(error)) return { done: true };
-        if (awsErrorCode(error) === 'DependencyViolation')
-          return { progress: 'still in use (DependencyViolation)' };
-        throw describeAwsError(`destroy: deleting ${what}`, error);
-      }
-    },
-  );
-  ctx.progress(`deleted ${what}`);
-}
-
-/**
- * The EC2 part of `kubemix down`, in dependency order: terminate the cluster's instances and
- * wait until they are gone; then the security group (retrying DependencyViolation), the key
- * pair, the subnet, the route table, the internet gateway (detached first) and the VPC. Only
- * what carries the cluster's tags with `owned`, found by tag or recorded in the state; never
- * the VPC or subnet the spec names. Works from any failure point, also after a crash.
- */
-export async function destroyCluster(ctx: Ec2Context, options: TeardownOptions): Promise<void> {
-  const timeoutMs = options.timeoutMs ?? 600_000;
-  const ec2 = ctx.aws.ec2;
-  const filters = [ownerFilter(ctx)];
-  const call = async <T>(doing: string, send: () => Promise<T>): Promise<T> => {
-    try {
-      return await send();
-    } catch (error) {
-      throw describeAwsError(`destroy: ${doing}`, error);
-    }
-  };
-
+async function terminateInstances(t: Teardown): Promise<void> {
+  const { ctx, ec2, call, timeoutMs } = t;
   const instances = byId(
     (await call('listing instances', () => clusterInstances(ctx))).filter((i) => owned(ctx, i)),
     await call('describing the recorded instances', () => liveInstancesByIds(ctx, recordedInstanceIds(ctx))),
@@ -143,7 +86,11 @@ export async function destroyCluster(ctx: Ec2Context, options: TeardownOptions):
   }
   await recordDeleted(ctx, 'instance');
   await recordDeleted(ctx, 'launch');
+}
 
+/** The security group (its interfaces detach after termination: deleteWithRetry waits for that). */
+async function deleteSecurityGroups(t: Teardown): Promise<void> {
+  const { ctx, ec2, call, filters, timeoutMs } = t;
   const groups =
     (
       await call('listing security groups', () =>
@@ -158,7 +105,11 @@ export async function destroyCluster(ctx: Ec2Context, options: TeardownOptions):
       ec2.send(new DeleteSecurityGroupCommand({ GroupId: id })),
     );
   await recordDeleted(ctx, 'security-group');
+}
 
+/** The cluster key pair. */
+async function deleteKeyPairs(t: Teardown): Promise<void> {
+  const { ctx, ec2, call, filters, timeoutMs } = t;
   // By name: EC2 takes KeyName or KeyPairId, moto only KeyName; the name is the cluster's.
   const keys =
     (await call('listing key pairs', () => ec2.send(new DescribeKeyPairsCommand({ Filters: filters }))))
@@ -171,8 +122,11 @@ export async function destroyCluster(ctx: Ec2Context, options: TeardownOptions):
       ec2.send(new DeleteKeyPairCommand({ KeyName: name })),
     );
   await recordDeleted(ctx, 'key-pair');
+}
 
-  // Root volumes go with their instances (DeleteOnTermination); any left over are removed here.
+/** Root volumes go with their instances (DeleteOnTermination); any left over are removed here. */
+async function deleteLeftoverVolumes(t: Teardown): Promise<void> {
+  const { ctx, ec2, call, filters, timeoutMs } = t;
   const volumes =
     (
       await call('listing volumes', () =>
@@ -186,7 +140,11 @@ export async function destroyCluster(ctx: Ec2Context, options: TeardownOptions):
       await deleteWithRetry(ctx, `volume ${volume.VolumeId}`, timeoutMs, () =>
         ec2.send(new DeleteVolumeCommand({ VolumeId: volume.VolumeId })),
       );
+}
 
+/** kubemix's subnet, never the one the spec names. */
+async function deleteSubnets(t: Teardown): Promise<void> {
+  const { ctx, ec2, call, filters, timeoutMs } = t;
   const subnets =
     (await call('listing subnets', () => ec2.send(new DescribeSubnetsCommand({ Filters: filters }))))
       .Subnets ?? [];
@@ -194,12 +152,16 @@ export async function destroyCluster(ctx: Ec2Context, options: TeardownOptions):
     subnets.filter((s) => owned(ctx, s)).map((s) => s.SubnetId),
     recordedIds(ctx, 'subnet'),
   ))
-    if (id !== options.keep.subnetId)
+    if (id !== t.keep.subnetId)
       await deleteWithRetry(ctx, `subnet ${id}`, timeoutMs, () =>
         ec2.send(new DeleteSubnetCommand({ SubnetId: id })),
       );
   await recordDeleted(ctx, 'subnet');
+}
 
+/** The route table: its associations first (EC2 refuses to delete an associated table). */
+async function deleteRouteTables(t: Teardown): Promise<void> {
+  const { ctx, ec2, call, filters, timeoutMs } = t;
   const tables = byId(
     (
       (
@@ -207,7 +169,7 @@ export async function destroyCluster(ctx: Ec2Context, options: TeardownOptions):
           ec2.send(new DescribeRouteTablesCommand({ Filters: filters })),
         )
       ).RouteTables ?? []
-    ).filter((t) => owned(ctx, t)),
+    ).filter((table) => owned(ctx, table)),
     await call('describing the recorded route tables', () =>
       describeByIds(
         recordedIds(ctx, 'route-table'),
@@ -215,7 +177,7 @@ export async function destroyCluster(ctx: Ec2Context, options: TeardownOptions):
           (await ec2.send(new DescribeRouteTablesCommand({ RouteTableIds }))).RouteTables ?? [],
       ),
     ),
-    (t) => t.RouteTableId,
+    (table) => table.RouteTableId,
   );
   for (const table of tables)
     for (const association of table.Associations ?? [])
@@ -226,14 +188,18 @@ export async function destroyCluster(ctx: Ec2Context, options: TeardownOptions):
           if (!isNotFound(error.cause)) throw error;
         });
   for (const id of union(
-    tables.map((t) => t.RouteTableId),
+    tables.map((table) => table.RouteTableId),
     recordedIds(ctx, 'route-table'),
   ))
     await deleteWithRetry(ctx, `route table ${id}`, timeoutMs, () =>
       ec2.send(new DeleteRouteTableCommand({ RouteTableId: id })),
     );
   await recordDeleted(ctx, 'route-table');
+}
 
+/** The internet gateway: detached from every VPC but the user's first, then deleted. */
+async function deleteInternetGateways(t: Teardown): Promise<void> {
+  const { ctx, ec2, call, filters, timeoutMs } = t;
   const gateways = byId(
     (
       (
@@ -254,7 +220,7 @@ export async function destroyCluster(ctx: Ec2Context, options: TeardownOptions):
   );
   for (const gateway of gateways)
     for (const attachment of gateway.Attachments ?? [])
-      if (attachment.VpcId && attachment.VpcId !== options.keep.vpcId)
+      if (attachment.VpcId && attachment.VpcId !== t.keep.vpcId)
         await deleteWithRetry(
           ctx,
           `internet gateway ${gateway.InternetGatewayId} attachment`,
@@ -279,56 +245,50 @@ export async function destroyCluster(ctx: Ec2Context, options: TeardownOptions):
       ec2.send(new DeleteInternetGatewayCommand({ InternetGatewayId: id })),
     );
   await recordDeleted(ctx, 'internet-gateway');
+}
 
+/** kubemix's VPC, last (everything above lives in it); never the one the spec names. */
+async function deleteVpcs(t: Teardown): Promise<void> {
+  const { ctx, ec2, call, filters, timeoutMs } = t;
   const vpcs =
     (await call('listing VPCs', () => ec2.send(new DescribeVpcsCommand({ Filters: filters })))).Vpcs ?? [];
   for (const id of union(
     vpcs.filter((v) => owned(ctx, v)).map((v) => v.VpcId),
     recordedIds(ctx, 'vpc'),
   ))
-    if (id !== options.keep.vpcId)
+    if (id !== t.keep.vpcId)
       await deleteWithRetry(ctx, `VPC ${id}`, timeoutMs, () => ec2.send(new DeleteVpcCommand({ VpcId: id })));
   await recordDeleted(ctx, 'vpc');
 }
 
 /**
- * Recorded resources a tag lookup may still miss (EC2's tag filters lag a new resource: EC2 API
- * Reference, "Eventual consistency in the Amazon EC2 API"), described by id. An id EC2 no longer
- * knows is gone; one unknown id fails a Describe of several, so those are asked one by one.
+ * The EC2 part of `kubemix down`, in dependency order: terminate the cluster's instances and
+ * wait until they are gone; then the security group (retrying DependencyViolation), the key
+ * pair, the subnet, the route table, the internet gateway (detached first) and the VPC. Only
+ * what carries the cluster's tags with `owned`, found by tag or recorded in the state; never
+ * the VPC or subnet the spec names. Works from any failure point, also after a crash.
  */
-async function describeByIds<T>(ids: string[], describe: (ids: string[]) => Promise<T[]>): Promise<T[]> {
-  if (ids.length === 0) return [];
-  try {
-    return await describe(ids);
-  } catch (error) {
-    if (!isNotFound(error) || ids.length === 1) {
-      if (isNotFound(error)) return [];
-      throw error;
-    }
-  }
-  const found: T[] = [];
-  for (const id of ids) found.push(...(await describeByIds([id], describe)));
-  return found;
+export async function destroyCluster(ctx: Ec2Context, options: TeardownOptions): Promise<void> {
+  const teardown: Teardown = {
+    ctx,
+    ec2: ctx.aws.ec2,
+    filters: [ownerFilter(ctx)],
+    timeoutMs: options.timeoutMs ?? 600_000,
+    keep: options.keep,
+    call: async (doing, send) => {
+      try {
+        return await send();
+      } catch (error) {
+        throw describeAwsError(`destroy: ${doing}`, error);
+      }
+    },
+  };
+  await terminateInstances(teardown);
+  await deleteSecurityGroups(teardown);
+  await deleteKeyPairs(teardown);
+  await deleteLeftoverVolumes(teardown);
+  await deleteSubnets(teardown);
+  await deleteRouteTables(teardown);
+  await deleteInternetGateways(teardown);
+  await deleteVpcs(teardown);
 }
-
-/** The instances of these ids that are not terminated yet (every state but `terminated`). */
-const liveInstancesByIds = (ctx: Ec2Context, ids: string[]) =>
-  describeByIds(ids, async (InstanceIds) =>
-    ((await ctx.aws.ec2.send(new DescribeInstancesCommand({ InstanceIds }))).Reservations ?? [])
-      .flatMap((r) => r.Instances ?? [])
-      .filter((i) => LIVE_STATES.includes(i.State?.Name ?? '')),
-  );
-
-/** The instance ids the state holds: each node's, and each launch's (recorded before its instances ran). */
-function recordedInstanceIds(ctx: Ec2Context): string[] {
-  const launched = recordedIds(ctx, 'launch', 'instances').flatMap((list) => list.split(','));
-  return union(recordedIds(ctx, 'instance'), launched);
-}
-
-/** Found by tag and described by id, each resource once. */
-const byId = <T>(found: T[], described: T[], id: (resource: T) => string | undefined): T[] => [
-  ...new Map([...found, ...described].map((r) => [id(r), r])).values(),
-];
-
-const union = (found: (string | undefined)[], recorded: string[]): string[] =>
-  [...new Set([...found, ...recorded])].filter((id): id is string => id !== undefined && id !== '');

@@ -1,25 +1,9 @@
-import { appendFileSync, mkdirSync } from 'node:fs';
 import { connect as netConnect, type Socket } from 'node:net';
-import { dirname } from 'node:path';
 import type { Duplex } from 'node:stream';
 import { type AnyAuthMethod, Client, type ParsedKey } from 'ssh2';
-import { ConnectionError, HostKeyError } from '../../errors/index.js';
-import {
-  formatKnownHostsLine,
-  type KnownHostEntry,
-  knownKeyTypes,
-  parseKnownHosts,
-  verifyHostKey,
-} from './known-hosts.js';
-
-/** Host-key checking for one connection. */
-export interface HostKeyParams {
-  /** Entries from every known_hosts file (mutated: accept-new adds what it records). */
-  entries: KnownHostEntry[];
-  policy: 'strict' | 'accept-new';
-  /** Where accept-new records new keys. */
-  recordFile?: string;
-}
+import { ConnectionError } from '../../errors/index.js';
+import { type HostKeyCheck, type HostKeyParams, hostKeyCheck } from './host-key-check.js';
+import { knownKeyTypes } from './known-hosts.js';
 
 /** Everything needed to open one authenticated connection (already resolved: no references left). */
 export interface ConnectParams {
@@ -153,64 +137,10 @@ function tcpConnect(params: ConnectParams, deadline: number): Promise<Duplex> {
 }
 
 /**
- * Opens one authenticated SSH connection: TCP (TCP_NODELAY) or a tunnel through a jump host,
- * host key checked against known_hosts by our own code, then key/agent authentication.
- * Throws HostKeyError (never retry), ConnectionError for authentication failures (never retry)
- * and TransientConnectError for network problems (the caller may retry).
+ * The login methods in the order OpenSSH tries them (keys, then the agent, then a password),
+ * and their names for the "authentication failed (tried ...)" message.
  */
-export async function openConnection(params: ConnectParams): Promise<Client> {
-  const deadline = Date.now() + params.connectTimeoutMs;
-  const where = `${params.address}:${params.port}`;
-  const sock = await tcpConnect(params, deadline);
-  const client = new Client();
-  let hostKeyProblem: HostKeyError | undefined;
-  const { hostKeys } = params;
-
-  const hostVerifier = (key: Buffer): boolean => {
-    const check = verifyHostKey({ entries: hostKeys.entries, host: params.address, port: params.port, key });
-    if (check.status === 'known') return true;
-    if (check.status === 'revoked') {
-      hostKeyProblem = new HostKeyError(
-        params.label,
-        `host key ${check.fingerprint} of ${check.lookupName} is marked @revoked in ${check.revokedAt?.file}:${check.revokedAt?.line}; refusing to connect`,
-      );
-      return false;
-    }
-    if (check.status === 'changed') {
-      const expected = check.expected
-        .map((e) => `${e.fingerprint} (${e.keyType}, ${e.file}:${e.line})`)
-        .join(', ');
-      hostKeyProblem = new HostKeyError(
-        params.label,
-        `host key for ${check.lookupName} has changed: known_hosts has ${expected}, the host presented ${check.fingerprint} (${check.keyType}); refusing to connect (someone may be intercepting, or the host was re-created: remove the old entry)`,
-      );
-      return false;
-    }
-    if (hostKeys.policy === 'accept-new' && hostKeys.recordFile) {
-      try {
-        mkdirSync(dirname(hostKeys.recordFile), { recursive: true, mode: 0o700 });
-        appendFileSync(hostKeys.recordFile, `${formatKnownHostsLine(params.address, params.port, key)}\n`, {
-          mode: 0o600,
-        });
-      } catch (error) {
-        hostKeyProblem = new HostKeyError(
-          params.label,
-          `cannot record the host key of ${check.lookupName} in ${hostKeys.recordFile}: ${(error as Error).message}`,
-        );
-        return false;
-      }
-      hostKeys.entries.push(
-        ...parseKnownHosts(formatKnownHostsLine(params.address, params.port, key), hostKeys.recordFile),
-      );
-      return true;
-    }
-    hostKeyProblem = new HostKeyError(
-      params.label,
-      `host key ${check.fingerprint} (${check.keyType}) for ${check.lookupName} is not in known_hosts and the host-key policy is strict; add it to known_hosts or use accept-new for hosts kubemix created`,
-    );
-    return false;
-  };
-
+function authMethods(params: ConnectParams): { methods: AnyAuthMethod[]; tried: string[] } {
   const methods: AnyAuthMethod[] = params.keys.map((k) => ({
     type: 'publickey',
     username: params.user,
@@ -223,14 +153,28 @@ export async function openConnection(params: ConnectParams): Promise<Client> {
     ...(params.agentSocket ? ['ssh-agent'] : []),
     ...(params.password ? ['password'] : []),
   ];
-  if (methods.length === 0) {
-    sock.destroy();
-    throw new ConnectionError(
-      params.label,
-      `no credentials to log in to ${where}: give a private key, a password or use the ssh-agent`,
-    );
-  }
-  const knownTypes = knownKeyTypes(hostKeys.entries, params.address, params.port);
+  return { methods, tried };
+}
+
+/** What the SSH handshake needs once the stream is open and the login methods are known. */
+interface HandshakeStage {
+  params: ConnectParams;
+  sock: Duplex;
+  deadline: number;
+  hostKeys: HostKeyCheck;
+  methods: AnyAuthMethod[];
+  tried: string[];
+}
+
+/**
+ * The SSH handshake over an open stream: key exchange (host key checked), then login. Each way
+ * it can end becomes one error kind, which decides whether the caller retries.
+ */
+function handshake(stage: HandshakeStage): Promise<Client> {
+  const { params, sock, deadline, hostKeys, methods, tried } = stage;
+  const where = `${params.address}:${params.port}`;
+  const client = new Client();
+  const knownTypes = knownKeyTypes(params.hostKeys.entries, params.address, params.port);
 
   return new Promise<Client>((resolve, reject) => {
     let settled = false;
@@ -247,7 +191,8 @@ export async function openConnection(params: ConnectParams): Promise<Client> {
       resolve(client);
     });
     client.on('error', (error: Error & { level?: string }) => {
-      if (hostKeyProblem) return fail(hostKeyProblem);
+      const problem = hostKeys.problem();
+      if (problem) return fail(problem);
       if (error.level === 'client-authentication') {
         return fail(
           new ConnectionError(
@@ -274,7 +219,8 @@ export async function openConnection(params: ConnectParams): Promise<Client> {
       );
     });
     client.once('close', () => {
-      if (hostKeyProblem) return fail(hostKeyProblem);
+      const problem = hostKeys.problem();
+      if (problem) return fail(problem);
       fail(
         new TransientConnectError(params.label, `${where} closed the connection during the SSH handshake`),
       );
@@ -282,7 +228,7 @@ export async function openConnection(params: ConnectParams): Promise<Client> {
     client.connect({
       sock,
       username: params.user,
-      hostVerifier,
+      hostVerifier: hostKeys.verify,
       authHandler: methods,
       readyTimeout: Math.max(1, deadline - Date.now()),
       keepaliveInterval: params.keepaliveIntervalMs,
@@ -290,4 +236,25 @@ export async function openConnection(params: ConnectParams): Promise<Client> {
       algorithms: knownTypes.length ? { serverHostKey: hostKeyAlgorithms(knownTypes) as never } : {},
     });
   });
+}
+
+/**
+ * Opens one authenticated SSH connection: TCP (TCP_NODELAY) or a tunnel through a jump host,
+ * host key checked against known_hosts by our own code, then key/agent authentication.
+ * Throws HostKeyError (never retry), ConnectionError for authentication failures (never retry)
+ * and TransientConnectError for network problems (the caller may retry).
+ */
+export async function openConnection(params: ConnectParams): Promise<Client> {
+  const deadline = Date.now() + params.connectTimeoutMs;
+  const where = `${params.address}:${params.port}`;
+  const sock = await tcpConnect(params, deadline);
+  const { methods, tried } = authMethods(params);
+  if (methods.length === 0) {
+    sock.destroy();
+    throw new ConnectionError(
+      params.label,
+      `no credentials to log in to ${where}: give a private key, a password or use the ssh-agent`,
+    );
+  }
+  return handshake({ params, sock, deadline, hostKeys: hostKeyCheck(params), methods, tried });
 }

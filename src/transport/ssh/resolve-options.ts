@@ -6,7 +6,8 @@ import type { ParsedKey } from 'ssh2';
 import ssh2 from 'ssh2';
 import { ConnectionError } from '../../errors/index.js';
 import type { HostCredentials } from '../../types/inventory.js';
-import type { ConnectParams, HostKeyParams } from './connect.js';
+import type { ConnectParams } from './connect.js';
+import type { HostKeyParams } from './host-key-check.js';
 import { type KnownHostEntry, parseKnownHosts } from './known-hosts.js';
 import { describeSecretRef, resolveSecret, type SecretInput } from './secrets.js';
 import {
