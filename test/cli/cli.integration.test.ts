@@ -2,7 +2,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { testTempDirSync } from '../helpers/temp.js';
-import { runCli, tempHome } from './run-cli.js';
+import { MIXED_SHORT_FORM, runCli, tempHome } from './run-cli.js';
 
 const localSpec = 'fixtures/cli/local-static.yaml';
 const stackTrace = /^\s+at .+\(.+:\d+:\d+\)$/m;
@@ -20,23 +20,9 @@ describe('kubemix plan', () => {
   });
 
   it('prints the plan as JSON data with -o json', async () => {
-    const result = await runCli(
-      [
-        'plan',
-        'k8s-libvirt-1-2-1',
-        '--windows-workers',
-        '1',
-        '--windows-iso',
-        'https://isos.example/ws2022.iso',
-        '--windows-iso-sha256',
-        'a'.repeat(64),
-        '-o',
-        'json',
-      ],
-      {
-        home: tempHome(),
-      },
-    );
+    const result = await runCli(['plan', ...MIXED_SHORT_FORM, '-o', 'json'], {
+      home: tempHome(),
+    });
     expect(result.exitCode).toBe(0);
     const plan = JSON.parse(result.stdout) as { tasks: { name: string; needs: string[] }[] };
     const prepWindows = plan.tasks.find((t) => t.name === 'prepare-windows');

@@ -1,19 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { EXIT } from '../../src/errors/index.js';
-import { runCli, tempHome } from './run-cli.js';
+import { MIXED_SHORT_FORM, runCli, tempHome } from './run-cli.js';
 
 // `plan` and `versions` as a user at an 80-column terminal (or with COLUMNS=80 before a pipe) sees them.
 const WIDTH = 80;
-const SPEC = [
-  'k8s-libvirt-1-2-1',
-  '--windows-workers',
-  '1',
-  '--windows-iso',
-  'https://isos.example/ws2022.iso',
-  '--windows-iso-sha256',
-  'a'.repeat(64),
-];
+const SPEC = MIXED_SHORT_FORM;
 // One KUBEMIX_HOME for all: the plan's cluster_dir lies under it, and -o json and -o yaml are compared.
 const home = tempHome();
 const plan = (args: string[]) =>

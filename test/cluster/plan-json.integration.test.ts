@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { type ClusterContextOptions, loadClusterContext } from '../../src/cluster/index.js';
-import { runCli, tempHome } from '../cli/run-cli.js';
+import { MIXED_SHORT_FORM, runCli, tempHome } from '../cli/run-cli.js';
 
 // Tests that build plans through the library see exactly what `kubemix plan` (and so `up`) runs:
 // the CLI only turns flags into these options.
@@ -8,17 +8,7 @@ const cases: { name: string; args: string[]; options: Omit<ClusterContextOptions
   { name: 'a spec file', args: ['fixtures/specs/valid/static-1-1-1-windows.yaml'], options: {} },
   {
     name: 'a short form with flags',
-    args: [
-      'k8s-libvirt-1-2-1',
-      '--windows-workers',
-      '1',
-      '--windows-iso',
-      'https://isos.example/ws2022.iso',
-      '--windows-iso-sha256',
-      'a'.repeat(64),
-      '--name',
-      'mixed',
-    ],
+    args: [...MIXED_SHORT_FORM, '--name', 'mixed'],
     options: {
       shortForm: {
         windowsWorkers: 1,
