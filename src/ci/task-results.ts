@@ -112,6 +112,7 @@ function taskResult(
       // A host that had run its last step when the run was stopped finished its part.
       interrupted: Boolean(interrupted) && !finishedItsSteps(run.plan, planTask, index, recordedHost),
       rel,
+      taskStartMs: startMs,
       taskEndMs: endMs,
     });
   });
@@ -156,11 +157,16 @@ function hostResult(options: {
   failure: StepFailure | undefined;
   interrupted: boolean;
   rel: (at: number | undefined) => number | undefined;
+  taskStartMs: number | undefined;
   taskEndMs: number | undefined;
 }): HostResult {
   const { recorded, failure, rel } = options;
-  const startMs = rel(recorded?.startedAt);
-  const endMs = rel(recorded?.finishedAt) ?? options.taskEndMs;
+  // A host of a started task that ran no step (a task with nothing to do there, such as the static
+  // provider's prepare-provider since credentials are checked when the plan is made) was done when
+  // the task started: it takes no time, at the task's start, rather than no place in the timeline.
+  const nothingRan = recorded?.startedAt === undefined && !failure && !options.interrupted;
+  const startMs = rel(recorded?.startedAt) ?? (nothingRan ? options.taskStartMs : undefined);
+  const endMs = rel(recorded?.finishedAt) ?? (nothingRan ? options.taskStartMs : options.taskEndMs);
   const timing = {
     ...(startMs !== undefined ? { startMs } : {}),
     ...(endMs !== undefined ? { endMs } : {}),
