@@ -113,7 +113,7 @@ describe('libvirt_golden_capture (real libvirtd; stand-in disk and power-off, no
     expect(outcome.msg).toBe(
       `${golden.volume} captured from ${guest.domain}; the installed guest is removed`,
     );
-    expect(outcome.failed).toBe(false);
+    expect(outcome.failed, outcome.msg).toBe(false);
     expect(progress[0]).toMatch(/^waiting for sysprep to shut .* off \(running \(booted\), /);
     expect(progress).toContain(`capturing ${guest.disk} as the golden volume ${golden.volume}`);
 
@@ -141,7 +141,7 @@ describe('libvirt_golden_capture (real libvirtd; stand-in disk and power-off, no
     const guest = await installedGuest('w2');
     await powerOffLikeSysprep(guest.domain);
     const outcome = await capture(guest);
-    expect(outcome.failed).toBe(false);
+    expect(outcome.failed, outcome.msg).toBe(false);
     expect((await qemuIo(goldenPath, 'read -P 0x11 0 1M')).stdout).not.toMatch(/Pattern verification failed/);
     expect(readdirSync(hv.poolPath).filter((f) => f.endsWith('.partial'))).toEqual([]);
     expect(await volumes()).toEqual([golden.volume]);
@@ -154,7 +154,7 @@ describe('libvirt_golden_capture (real libvirtd; stand-in disk and power-off, no
     const guest = await installedGuest('w3');
     await virsh('destroy', guest.domain);
     const outcome = await capture(guest);
-    expect(outcome.failed).toBe(true);
+    expect(outcome.failed, outcome.msg).toBe(true);
     expect(outcome.msg).toBe(
       `${guest.domain} is shut off (destroyed), not by sysprep's shutdown: its disk is not made the golden image`,
     );
