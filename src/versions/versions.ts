@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import { SpecError, type SpecIssue } from '../errors/index.js';
@@ -6,11 +7,21 @@ import { SpecError, type SpecIssue } from '../errors/index.js';
 /** Pinned versions by name (playbooks/versions.yaml), after spec overrides. */
 export type Versions = Readonly<Record<string, string>>;
 
-/** Path of the versions file shipped in the package (works from src/ under vitest and from dist/src/). */
+/**
+ * Path of the versions file shipped in the package: the nearest `playbooks/versions.yaml` above this
+ * module, so it is found from src/ under vitest, from dist/src/, and from a bundle that joined
+ * this module with others (the lab's stand-ins, scripts/lab/bundle-standins.ts).
+ */
 export function versionsFilePath(): string {
-  const here = fileURLToPath(new URL('.', import.meta.url));
-  const depth = here.includes('/dist/src/') ? '../../../' : '../../';
-  return fileURLToPath(new URL(`${depth}playbooks/versions.yaml`, import.meta.url));
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    const candidate = join(dir, 'playbooks', 'versions.yaml');
+    if (existsSync(candidate)) return candidate;
+    const parent = dirname(dir);
+    if (parent === dir)
+      throw new Error(`playbooks/versions.yaml not found above ${fileURLToPath(import.meta.url)}`);
+    dir = parent;
+  }
 }
 
 /**
