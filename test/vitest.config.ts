@@ -62,10 +62,12 @@ export default defineConfig({
           exclude: [...E2E_FILES, ...QEMU_FILES],
           testTimeout: 120_000,
           hookTimeout: 120_000,
-          // Lab hosts and servers are shared machine resources: run integration files one at a time.
-          fileParallelism: false,
-          // Tiers run one after another, cheapest first (vitest runs groups in ascending order), so
-          // no two files that start labs, servers or guests overlap, as when they were one project.
+          // Two files at a time: each lab, server and temp directory is the file's own (labs claim
+          // their own bridge and namespaces, servers listen on ports the kernel picks), and a file
+          // mostly waits on its processes, so a second one uses the other core.
+          maxWorkers: 2,
+          // Tiers run one after another, cheapest first (vitest runs groups in ascending order): a
+          // tier's two files never meet another tier's, and QEMU guests (below) run alone.
           sequence: { groupOrder: 1 },
         },
       },
@@ -77,7 +79,8 @@ export default defineConfig({
           exclude: QEMU_FILES,
           testTimeout: 120_000,
           hookTimeout: 120_000,
-          fileParallelism: false,
+          // Two files at a time, as integration files: each `up` runs on its file's own lab.
+          maxWorkers: 2,
           sequence: { groupOrder: 2 },
         },
       },
