@@ -17,9 +17,9 @@ import { libvirtGoldenCaptureModule } from '../../../src/modules/libvirt/index.j
 // transport. STAND-INS, not Windows: the "generalized Windows disk" is a small qcow2 volume with a
 // known byte pattern, attached to a small domain that boots nothing; "sysprep shuts Windows off"
 // is the guest's own ACPI power-off written through QEMU's monitor (fixtures/libvirt/golden.ts),
-// which libvirt reports as `shut off (shutdown)` (checked here, not assumed). What is proven: the wait sees the guest stop
-// while kubemix waits, the disk becomes the golden volume, the installed guest goes, and a guest
-// stopped any other way (virsh destroy) is not captured.
+// which libvirt reports as `shut off (shutdown)` (checked here, not assumed). What is proven: the
+// wait sees the guest stop while kubemix waits, the disk becomes the golden volume, the installed
+// guest goes, and a guest stopped any other way (virsh destroy) is not captured.
 
 const PATTERN = '0x5a';
 let libvirtd: TestLibvirtd;
