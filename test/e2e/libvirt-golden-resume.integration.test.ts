@@ -12,8 +12,9 @@ import { useGoldenTestCluster } from './libvirt-golden-cluster.js';
 // golden-image task runs again from its first step, finds the mark set before sysprep, and
 // captures without watching the install. STAND-INS, not Windows: the "Windows ISO" boots nothing,
 // so the state an interrupted run leaves is made by hand — the mark set with the very command
-// libvirt_golden_mark runs, and "sysprep's power-off" as QEMU told to quit over QMP (libvirt
-// reports `shut off (shutdown)`; golden-resume.integration.test.ts checks the module side).
+// libvirt_golden_mark runs, and "sysprep's power-off" as the guest's own ACPI power-off written
+// through QEMU's monitor (libvirt reports `shut off (shutdown)`; golden-resume.integration.test.ts
+// checks the module side).
 const g = useGoldenTestCluster({ stem: 'kmxgres', downFlags: ['--purge-images'] });
 const { domains } = g;
 
@@ -29,7 +30,6 @@ describe('kubemix up resumed after sysprep shut the first Windows guest off (sta
 
     // What an interrupted golden-image task leaves once sysprep ran: the mark, then the power-off.
     await execa('sh', ['-c', markGeneralizingCommand('qemu:///system', first)]);
-    // QEMU may drop the monitor before it answers `quit`: the capture below checks the shut-off.
     await powerOffLikeSysprep(first);
 
     const resumed = await kubemix(['up', spec, '--cluster-dir', clusterDir, '--stop-after', 'golden-image']);

@@ -16,10 +16,10 @@ import { libvirtGoldenCaptureModule } from '../../../src/modules/libvirt/index.j
 // libvirt_golden_capture on a real libvirtd, QEMU (TCG) and qemu-img, through kubemix's local
 // transport. STAND-INS, not Windows: the "generalized Windows disk" is a small qcow2 volume with a
 // known byte pattern, attached to a small domain that boots nothing; "sysprep shuts Windows off"
-// is QEMU told to quit over QMP, which libvirt reports exactly as a guest's own power-off:
-// `shut off (shutdown)` (checked here, not assumed). What is proven: the wait sees the guest stop
-// while kubemix waits, the disk becomes the golden volume, the installed guest goes, and a guest
-// stopped any other way (virsh destroy) is not captured.
+// is the guest's own ACPI power-off written through QEMU's monitor (fixtures/libvirt/golden.ts),
+// which libvirt reports as `shut off (shutdown)` (checked here, not assumed). What is proven: the
+// wait sees the guest stop while kubemix waits, the disk becomes the golden volume, the installed
+// guest goes, and a guest stopped any other way (virsh destroy) is not captured.
 
 const PATTERN = '0x5a';
 let libvirtd: TestLibvirtd;
@@ -40,7 +40,7 @@ async function installedGuest(node: string): Promise<{ domain: string; disk: str
   const file = join(dataDir, `${node}.xml`);
   writeFileSync(
     file,
-    `<domain type="qemu"><name>${domain}</name><memory unit="MiB">64</memory><vcpu>1</vcpu><os><type arch="x86_64">hvm</type></os><devices><disk type="volume" device="disk"><driver name="qemu" type="qcow2"/><source pool="${pool}" volume="${disk}"/><target dev="vda" bus="virtio"/></disk></devices></domain>`,
+    `<domain type="qemu"><name>${domain}</name><memory unit="MiB">64</memory><vcpu>1</vcpu><os><type arch="x86_64">hvm</type></os><features><acpi/></features><devices><disk type="volume" device="disk"><driver name="qemu" type="qcow2"/><source pool="${pool}" volume="${disk}"/><target dev="vda" bus="virtio"/></disk></devices></domain>`,
   );
   domains.push(domain);
   await virsh('define', file);
@@ -106,7 +106,7 @@ describe('libvirt_golden_capture (real libvirtd; stand-in disk and power-off, no
     const progress: string[] = [];
     const outcome = await capture(guest, (message) => {
       progress.push(message);
-      // The guest powers off while kubemix waits (sysprep's /shutdown, here QEMU quitting).
+      // The guest powers off while kubemix waits (sysprep's /shutdown, here its ACPI power-off).
       quit ??= powerOffLikeSysprep(guest.domain);
     });
     await quit;

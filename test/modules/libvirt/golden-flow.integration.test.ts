@@ -20,8 +20,8 @@ import { useGoldenWindowsGuests } from './golden-windows-guests.js';
 // hypervisor (create-hosts, then the golden-image task's hypervisor steps, then `down`), on a real
 // libvirtd with QEMU under TCG, through kubemix's local transport. STAND-INS, not Windows: the
 // "Windows ISO" is a small file that boots nothing, so the guests never run Windows; "sysprep
-// shuts the guest off" is QEMU told to quit over QMP (libvirt reports `shut off (shutdown)`, as
-// for a guest's own power-off). The guest steps (first logon, generalize) are not run here (see
+// shuts the guest off" is the guest's own ACPI power-off written through QEMU's monitor (libvirt
+// reports `shut off (shutdown)`). The guest steps (first logon, generalize) are not run here (see
 // windows-generalize.integration.test.ts for the generalize step on the Windows simulator).
 
 const windowsIso = STAND_IN_WINDOWS_ISO;

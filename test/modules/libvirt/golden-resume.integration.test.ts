@@ -2,7 +2,12 @@ import { execFileSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { STAND_IN_GOLDEN, STAND_IN_WINDOWS_ISO, virshResult } from '../../../fixtures/libvirt/golden.js';
+import {
+  powerOffLikeSysprep,
+  STAND_IN_GOLDEN,
+  STAND_IN_WINDOWS_ISO,
+  virshResult,
+} from '../../../fixtures/libvirt/golden.js';
 import { virsh } from '../../../fixtures/libvirt/libvirtd.js';
 import {
   libvirtGoldenCaptureModule,
@@ -22,7 +27,8 @@ import { useGoldenWindowsGuests } from './golden-windows-guests.js';
 // real libvirtd with QEMU under TCG, through kubemix's local transport, module after module as the
 // plan's `when` conditions pick them for what the resumed libvirt_guests registers. STAND-INS,
 // not Windows (as in golden-flow.integration.test.ts): the "Windows ISO" is a blank file, and
-// "sysprep's power-off" is QEMU told to quit over QMP (libvirt reports `shut off (shutdown)`).
+// "sysprep's power-off" is the guest's own ACPI power-off written through QEMU's monitor (libvirt
+// reports `shut off (shutdown)`).
 
 const windowsIso = STAND_IN_WINDOWS_ISO;
 const golden = STAND_IN_GOLDEN;
@@ -99,7 +105,7 @@ describe('golden image task resumed after sysprep started (real libvirtd + QEMU 
     expect(await domstate(install.domain)).toMatch(/^running/);
 
     // "sysprep" powers the guest off; the run is resumed again.
-    await lv('qemu-monitor-command', install.domain, '{"execute":"quit"}');
+    await powerOffLikeSysprep(install.domain);
     expect(await shutOff(install.domain)).toBe('shut off (shutdown)');
     const resumed = await runHere(libvirtGuestsModule, guestsArgs);
     expect(resumed).toMatchObject({ failed: false, changed: false, data: { golden: 'generalizing' } });

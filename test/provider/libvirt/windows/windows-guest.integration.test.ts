@@ -151,7 +151,8 @@ describe('Windows domain under TCG (real QEMU through the embedded libvirt drive
           [
             `define ${file}`,
             `start ${name}`,
-            `event --domain ${name} --event reboot --loop --timeout 20 --timestamp`,
+            // The first reset ends the wait (no --loop): one is what the test needs to see counted.
+            `event --domain ${name} --event reboot --timeout 60 --timestamp`,
             `domstate --reason ${name}`,
             `domblkinfo ${name} sda`,
           ].join('; '),
