@@ -39,6 +39,18 @@ export function kubemix(
   return run;
 }
 
+/**
+ * The built CLI run from a shell with the given umask, as `umask 000; kubemix ...` would: a careless
+ * machine, where every file and directory kubemix makes must still end up private.
+ */
+export function kubemixWithUmask(umask: string, args: string[], env: Record<string, string> = {}) {
+  return execa('sh', ['-c', `umask ${umask} && exec node "$@"`, 'sh', cliPath, ...args], {
+    cwd: repoRoot,
+    reject: false,
+    env: { CI: 'true', ...env },
+  });
+}
+
 /** Waits until every CLI run started by this file has ended (a file's cleanup calls it first). */
 export async function settleKubemixRuns(): Promise<void> {
   await Promise.all(running);
