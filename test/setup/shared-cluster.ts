@@ -25,6 +25,8 @@ const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 const NAME = 'secret-ha';
 const PASSWORD_ENV = 'KUBEMIX_SHARED_WINSIM_PASSWORD';
 const WINDOWS_KUBELET_CONF = 'C:/etc/kubernetes/kubelet.conf';
+/** The longest an e2e test may take (injection's tests allow 600 s). */
+const BUILD_LIMIT_MS = 600_000;
 
 /** Are any of the readers among the files this run will run (the command line's file filters)? */
 async function readersInRun(project: TestProject): Promise<boolean> {
@@ -60,7 +62,11 @@ function changed(before: Record<string, string>, after: Record<string, string>):
 async function build(lab: MixedClusterLab, root: string, password: string): Promise<SharedCluster> {
   const clusterDir = join(root, 'home', 'clusters', NAME);
   const env = { [PASSWORD_ENV]: password };
-  const up = await kubemixWithUmask('000', ['up', lab.specPath, '--cluster-dir', clusterDir], env);
+  // No test timeout covers a global setup: a build that hangs is stopped (as Ctrl-C stops it) after
+  // as long as the slowest e2e test may take, and the readers fail on its output.
+  const up = await kubemixWithUmask('000', ['up', lab.specPath, '--cluster-dir', clusterDir], env, {
+    signal: AbortSignal.timeout(BUILD_LIMIT_MS),
+  });
   const windowsKubeletConf = Object.fromEntries(
     lab.windowsWinrmHosts.map((h) => [
       h.name,
