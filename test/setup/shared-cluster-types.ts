@@ -5,6 +5,7 @@
 
 /** The test files that read the shared cluster; the cluster is built only when one of them runs. */
 export const SHARED_CLUSTER_READERS = [
+  'test/e2e/cluster-lifecycle.integration.test.ts',
   'test/e2e/mixed-cluster.integration.test.ts',
   'test/e2e/secrets-at-rest.integration.test.ts',
 ];
