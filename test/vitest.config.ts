@@ -76,6 +76,9 @@ export default defineConfig({
         test: {
           name: 'e2e',
           include: E2E_FILES,
+          // Appended to the root's (extends): one lab cluster built for the whole run and shared
+          // by the files that only read it (test/setup/shared-cluster-types.ts lists them).
+          globalSetup: ['test/setup/shared-cluster.ts'],
           exclude: QEMU_FILES,
           testTimeout: 120_000,
           hookTimeout: 120_000,

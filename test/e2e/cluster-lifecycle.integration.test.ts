@@ -9,11 +9,13 @@ import { writeLabSpec } from '../../fixtures/cluster-lab/lab-spec.js';
 import { type ClusterLab, startClusterLab } from '../../fixtures/lab/cluster-lab.js';
 import type { CiSummary } from '../../src/ci/summary-types.js';
 import { kubemix, settleKubemixRuns, tempClusterDir } from './helpers.js';
+import { privateClusterDir, sharedCluster, sharedClusterState } from './shared-cluster.js';
 
 // A cluster directory over its life, the way a persistent CI runner and a user use it (issue #21
 // items 7 and 8): `kubemix ci` night after night on one directory; `up --stop-after` and the
 // command its hint prints; `down` leaving a directory that tells the truth. The cheapest cluster
-// the ci tests build: one Linux lab host (real sshd, Kubernetes stand-ins, fixtures/lab).
+// the ci tests build: one Linux lab host (real sshd, Kubernetes stand-ins, fixtures/lab); the
+// refusal of a cluster that is still up reads the e2e tier's shared cluster instead of building one.
 let lab: ClusterLab;
 let current: { spec: string; clusterDir: string } | undefined;
 
@@ -85,13 +87,22 @@ describe('a cluster directory over its life', () => {
   });
 
   it('a ci refuses a cluster that is still up, and says what removes it', async () => {
-    const { spec, clusterDir, dir } = await oneHostCluster('ci-after-up');
-    const up = await kubemix(['up', spec, '--cluster-dir', clusterDir]);
-    expect(up.exitCode, up.stderr).toBe(0);
-    const refused = await kubemix(['ci', spec, '--cluster-dir', clusterDir, '--out', join(dir, 'out')]);
+    // A cluster that is up: the e2e tier's shared one (test/setup/shared-cluster.ts), its spec and a
+    // copy of its directory. ci refuses from the recorded state, before it connects to any host.
+    const shared = sharedCluster();
+    expect(shared.up.exitCode, shared.up.stderr).toBe(0);
+    const state = sharedClusterState(shared);
+    const nodeNames = async () => (await state.nodes()).map((n) => n.metadata.name).sort();
+    const nodes = await nodeNames();
+    expect(nodes).toEqual(['lab-01', 'lab-02', 'lab-03', 'lab-04', 'win-01']);
+    const clusterDir = await privateClusterDir(shared);
+    const out = join(await tempClusterDir(), 'out');
+    const refused = await kubemix(['ci', shared.specPath, '--cluster-dir', clusterDir, '--out', out]);
     expect(refused.exitCode).toBe(2);
-    expect(refused.stderr).toContain(`run kubemix down '${spec}' --cluster-dir '${clusterDir}' first`);
-    expect((await lab.cluster.nodes()).map((n) => n.metadata.name)).toEqual(['lab-01']);
+    expect(refused.stderr).toContain(
+      `run kubemix down '${shared.specPath}' --cluster-dir '${clusterDir}' first`,
+    );
+    expect(await nodeNames()).toEqual(nodes);
   });
 
   it('up --stop-after prints the command that goes on, and that command finishes the build', async () => {

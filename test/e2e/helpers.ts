@@ -39,6 +39,25 @@ export function kubemix(
   return run;
 }
 
+/**
+ * The built CLI run from a shell with the given umask, as `umask 000; kubemix ...` would: a careless
+ * machine, where every file and directory kubemix makes must still end up private.
+ */
+export function kubemixWithUmask(
+  umask: string,
+  args: string[],
+  env: Record<string, string> = {},
+  options: { signal?: AbortSignal } = {},
+) {
+  return execa('sh', ['-c', `umask ${umask} && exec node "$@"`, 'sh', cliPath, ...args], {
+    cwd: repoRoot,
+    reject: false,
+    env: { CI: 'true', ...env },
+    // The shell execs node, so the signal reaches kubemix itself (SIGTERM: it stops like Ctrl-C).
+    ...(options.signal ? { cancelSignal: options.signal, forceKillAfterDelay: 60_000 } : {}),
+  });
+}
+
 /** Waits until every CLI run started by this file has ended (a file's cleanup calls it first). */
 export async function settleKubemixRuns(): Promise<void> {
   await Promise.all(running);

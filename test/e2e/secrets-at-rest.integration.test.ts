@@ -1,47 +1,18 @@
-import { readdir, readFile, rm, stat } from 'node:fs/promises';
+import { readdir, readFile, stat } from 'node:fs/promises';
 import { join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { execa } from 'execa';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { type MixedClusterLab, startMixedClusterLab } from '../../fixtures/cluster-lab/mixed-lab.js';
 import { testTempDir } from '../helpers/temp.js';
+import { kubemixWithUmask } from './helpers.js';
+import { privateClusterDir, sharedCluster, sharedClusterState } from './shared-cluster.js';
 
 // What a 3-controller `kubemix up` leaves behind, run the way a careless machine would run it:
 // with umask 000. No secret (bootstrap tokens, the --upload-certs certificate key, the Windows
 // password, the SSH private key, admin.conf's client credentials) may appear in anything kubemix
 // printed or wrote, except the two files whose job is to hold them (secrets.json, admin.conf),
 // and every file and directory kubemix created is private to its owner.
-const cliPath = fileURLToPath(new URL('../../dist/src/cli/main.js', import.meta.url));
-
-let lab: MixedClusterLab;
-let root: string;
-
-beforeAll(async () => {
-  root = await testTempDir('secrets-e2e');
-  lab = await startMixedClusterLab({
-    controllers: 3,
-    linuxWorkers: 1,
-    windowsWorkers: 1,
-    rebootDownMs: 300,
-    scale: 0,
-    dir: join(root, 'lab'),
-    name: 'secret-ha',
-  });
-});
-
-afterAll(async () => {
-  await lab?.stop();
-  if (root) await rm(root, { recursive: true, force: true });
-});
-
-/** The built CLI run from a shell with the given umask, as `umask 000; kubemix ...` would. */
-function kubemixWithUmask(umask: string, args: string[], env: Record<string, string> = {}) {
-  return execa('sh', ['-c', `umask ${umask} && exec node "$@"`, 'sh', cliPath, ...args], {
-    reject: false,
-    env: { CI: 'true', ...env },
-  });
-}
+// The cluster is the e2e tier's shared one (test/setup/shared-cluster.ts builds it with umask 000
+// and runs its `down`, umask 000 too, at the end of the run, failing the run if that fails).
 
 /** Every file under `dir` (recursively) with its mode, and every directory. */
 async function walk(dir: string): Promise<{ files: string[]; dirs: string[] }> {
@@ -70,14 +41,15 @@ const keyBodyLines = (pem: string) =>
 describe('secrets at rest after a 3-controller up', () => {
   it('appear nowhere but secrets.json and admin.conf, which are 0600 in 0700 directories', async () => {
     // Two parents kubemix must create itself: they, too, must end up private.
-    const clusterDir = join(root, 'home', 'clusters', 'secret-ha');
-    const up = await kubemixWithUmask('000', ['up', lab.specPath, '--cluster-dir', clusterDir]);
+    const shared = sharedCluster();
+    const { root, clusterDir, up } = shared;
+    const state = sharedClusterState(shared);
     expect(up.stderr).toBe('');
     expect(up.exitCode).toBe(0);
     expect(up.stdout).toContain('DONE  verify');
 
-    const cluster = (await lab.linux.cluster.cluster())!;
-    const tokens = (await lab.linux.cluster.listTokens()).map((t) => t.token);
+    const cluster = (await state.cluster())!;
+    const tokens = (await state.listTokens()).map((t) => t.token);
     // kubeadm init's token and the fresh one the workers and controllers joined with.
     expect(tokens.length).toBeGreaterThanOrEqual(2);
     const certificateKey = cluster.certificateKey?.key;
@@ -88,7 +60,7 @@ describe('secrets at rest after a 3-controller up', () => {
     const adminUser = admin.users[0]!.user;
     const secrets: Record<string, string> = {
       'certificate key': certificateKey!,
-      'Windows password': process.env[lab.passwordEnv]!,
+      'Windows password': shared.password,
       'admin.conf client key': adminUser['client-key-data']!,
       'admin.conf client certificate': adminUser['client-certificate-data']!,
       'admin credential': cluster.adminCredential,
@@ -97,7 +69,7 @@ describe('secrets at rest after a 3-controller up', () => {
       secrets[`bootstrap token ${i}`] = token;
       secrets[`bootstrap token ${i} secret part`] = token.split('.')[1]!;
     }
-    const privateKey = await readFile(lab.linux.privateKeyPath, 'utf8');
+    const privateKey = await readFile(shared.privateKeyPath, 'utf8');
     for (const [i, line] of keyBodyLines(privateKey).entries()) secrets[`SSH private key line ${i}`] = line;
 
     const { files, dirs } = await walk(clusterDir);
@@ -143,11 +115,13 @@ describe('secrets at rest after a 3-controller up', () => {
     expect.soft(up.stdout.includes('kubectl get nodes -o wide'), 'kubectl hint').toBe(true);
 
     // The way in that the hint names: merge into the user's kubeconfig, owner-only, nothing printed.
-    const kubeconfig = join(root, 'user', '.kube', 'config');
+    // The merge is recorded in the cluster directory (for `down`): on this file's own copy of it.
+    const user = await testTempDir('secrets-user');
+    const kubeconfig = join(user, '.kube', 'config');
     const merge = await kubemixWithUmask(
       '000',
-      ['kubeconfig', lab.specPath, '--cluster-dir', clusterDir, '--merge'],
-      { KUBECONFIG: kubeconfig },
+      ['kubeconfig', shared.specPath, '--cluster-dir', await privateClusterDir(shared), '--merge'],
+      { KUBECONFIG: kubeconfig, [shared.passwordEnv]: shared.password },
     );
     expect(merge.exitCode).toBe(0);
     for (const value of Object.values(secrets)) expect(`${merge.stdout}${merge.stderr}`).not.toContain(value);
@@ -157,9 +131,6 @@ describe('secrets at rest after a 3-controller up', () => {
         { name: 'kubemix-secret-ha', cluster: { server: `https://${cluster.controlPlaneEndpoint}` } },
       ],
     });
-    expect([await mode(kubeconfig), await mode(join(root, 'user', '.kube'))]).toEqual(['600', '700']);
-
-    const down = await kubemixWithUmask('000', ['down', lab.specPath, '--cluster-dir', clusterDir]);
-    expect(down.exitCode).toBe(0);
+    expect([await mode(kubeconfig), await mode(join(user, '.kube'))]).toEqual(['600', '700']);
   });
 });
