@@ -1,4 +1,5 @@
 import { type RawArgs, stringList } from '../../../modules/args.js';
+import { stepBuilder } from '../../../modules/step-builder.js';
 import type { Module, ModuleContext, ModuleRun } from '../../../modules/types.js';
 import { shQuote } from '../../../quote/index.js';
 import type { ProviderResource } from '../../../types/provision.js';
@@ -15,11 +16,26 @@ import {
 } from './common.js';
 import { type ClusterNamesArgs, parseClusterNames } from './discovery.js';
 
-interface DestroyGuestsArgs extends LibvirtCommon {
+/** libvirt_destroy_guests' arguments (the plan's and the module's one type). */
+export interface DestroyGuestsArgs extends LibvirtCommon {
   /** Local directory the guests' console logs are copied to before they go. */
   consoleDir: string;
   /** Cached image volumes to remove too, when no other volume is backed by them. */
   purgeImages: string[];
+  /**
+   * What the state records on each hypervisor, by hypervisor name: shown by `plan --down` (a
+   * teardown resumed after new records runs again). The module reads the state itself.
+   */
+  recorded?: Record<string, string[]>;
+}
+
+/** libvirt_destroy_network's arguments (the plan's and the module's one type). */
+export interface DestroyNetworkArgs extends ClusterNamesArgs {
+  /**
+   * What the state records on each hypervisor, by hypervisor name: shown by `plan --down` (a
+   * teardown resumed after new records runs again). The module reads the state itself.
+   */
+  recorded?: Record<string, string[]>;
 }
 
 const deleted = (context: ModuleContext, r: ProviderResource) =>
@@ -130,7 +146,7 @@ export const libvirtDestroyGuestsModule: Module<DestroyGuestsArgs> = {
  * undefined, its bridge gone, and the files libvirt's dnsmasq kept for it removed; then the
  * cluster's file directory. Tolerates what is gone already.
  */
-export const libvirtDestroyNetworkModule: Module<ClusterNamesArgs> = {
+export const libvirtDestroyNetworkModule: Module<DestroyNetworkArgs> = {
   name: 'libvirt_destroy_network',
   os: 'linux',
   parseArgs: (raw: RawArgs) => parseClusterNames('libvirt_destroy_network', raw, ['recorded']),
@@ -184,3 +200,12 @@ export const libvirtDestroyNetworkModule: Module<ClusterNamesArgs> = {
     return { changed, failed: false };
   },
 };
+
+/** A libvirt_destroy_guests plan step (`consoleDir` and `purgeImages` may be left out). */
+export const libvirtDestroyGuestsStep = stepBuilder(libvirtDestroyGuestsModule, [
+  'consoleDir',
+  'purgeImages',
+]);
+
+/** A libvirt_destroy_network plan step. */
+export const libvirtDestroyNetworkStep = stepBuilder(libvirtDestroyNetworkModule);

@@ -23,8 +23,8 @@ export interface HypervisorNames {
 /** The arguments by which everything of one cluster on the hypervisors can be found. */
 export interface ClusterNamesArgs extends LibvirtCommon {
   cidr: string;
-  /** HypervisorNames by hypervisor name. */
-  hypervisors: unknown;
+  /** HypervisorNames by hypervisor name (absent: none). */
+  hypervisors: Record<string, HypervisorNames>;
 }
 
 /** The names by which everything of one cluster on this hypervisor can be found. */
@@ -38,7 +38,7 @@ export function parseClusterNames(
   return {
     ...parseCommon(module, raw, ['cidr', 'hypervisors', ...known]),
     cidr: requireString(module, raw, 'cidr'),
-    hypervisors: raw['hypervisors'] ?? {},
+    hypervisors: (raw['hypervisors'] ?? {}) as ClusterNamesArgs['hypervisors'],
   };
 }
 

@@ -1,4 +1,5 @@
 import { optionalNumber, type RawArgs, requireString } from '../../../modules/args.js';
+import { stepBuilder } from '../../../modules/step-builder.js';
 import type { Module, ModuleRun } from '../../../modules/types.js';
 import { judgeShutdown } from '../windows/generalize-progress.js';
 import { captureGoldenCommand } from '../windows/golden-cache.js';
@@ -14,7 +15,8 @@ import {
 } from './common.js';
 import { deleteVolumeScript, destroyDomainScript } from './destroy.js';
 
-interface CaptureArgs extends LibvirtCommon {
+/** libvirt_golden_capture's arguments (the plan's and the module's one type). */
+export interface CaptureArgs extends LibvirtCommon {
   /** The generalized guest's domain. */
   domain: string;
   /** Its node name (the state's domain record names it). */
@@ -157,3 +159,6 @@ export const libvirtGoldenCaptureModule: Module<CaptureArgs> = {
     };
   },
 };
+
+/** A libvirt_golden_capture plan step (`timeoutMinutes` may be left out). */
+export const libvirtGoldenCaptureStep = stepBuilder(libvirtGoldenCaptureModule, ['timeoutMinutes']);

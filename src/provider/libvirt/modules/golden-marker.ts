@@ -1,4 +1,5 @@
 import { type RawArgs, rejectUnknown, requireString } from '../../../modules/args.js';
+import { stepBuilder } from '../../../modules/step-builder.js';
 import type { Module, ModuleAction, ModuleRun } from '../../../modules/types.js';
 import type { CommandResult } from '../../../types/command-result.js';
 import { reason, virsh } from './common.js';
@@ -42,7 +43,8 @@ export function* generalizingMarked(
   return parseMarker(read);
 }
 
-interface MarkArgs {
+/** libvirt_golden_mark's arguments (the plan's and the module's one type). */
+export interface MarkArgs {
   uri: string;
   domain: string;
 }
@@ -73,3 +75,6 @@ export const libvirtGoldenMarkModule: Module<MarkArgs> = {
     return { changed: true, failed: false, msg: `${args.domain} is marked as being generalized` };
   },
 };
+
+/** A libvirt_golden_mark plan step. */
+export const libvirtGoldenMarkStep = stepBuilder(libvirtGoldenMarkModule);

@@ -1,4 +1,5 @@
 import { type RawArgs, requireString } from '../../../modules/args.js';
+import { stepBuilder } from '../../../modules/step-builder.js';
 import type { Module, ModuleAction, ModuleContext, ModuleRun } from '../../../modules/types.js';
 import { shQuote } from '../../../quote/index.js';
 import type { CommandResult } from '../../../types/command-result.js';
@@ -22,13 +23,15 @@ import { deleteVolumeScript, destroyDomainScript } from './destroy.js';
 import { generalizingMarked } from './golden-marker.js';
 import { makeVolume } from './guest-volumes.js';
 
-interface GuestsArgs extends LibvirtCommon {
+/** libvirt_guests' arguments (the plan's and the module's one type). */
+export interface GuestsArgs extends LibvirtCommon {
   accel: Accelerator;
-  hypervisors: unknown;
+  /** The guests placed on each hypervisor, by hypervisor name. */
+  hypervisors: Record<string, GuestDefinition[]>;
   /** Administrator passwords of the Windows guests by node (the secret output of libvirt_windows_passwords). */
   passwords: Record<string, unknown>;
   /** By hypervisor, with `windows.goldenImage`: its golden volume and first Windows guest as installed (layout.ts). */
-  golden: unknown;
+  golden: Record<string, GoldenPlan>;
 }
 
 type GoldenPlan = { volume: string; install: GuestDefinition };
@@ -212,9 +215,9 @@ export const libvirtGuestsModule: Module<GuestsArgs> = {
     return {
       ...common,
       accel,
-      hypervisors: raw['hypervisors'],
+      hypervisors: raw['hypervisors'] as GuestsArgs['hypervisors'],
       passwords: passwords as Record<string, unknown>,
-      golden: raw['golden'] ?? {},
+      golden: (raw['golden'] ?? {}) as GuestsArgs['golden'],
     };
   },
   *run(args, context): ModuleRun {
@@ -317,3 +320,6 @@ export const libvirtGuestsModule: Module<GuestsArgs> = {
     };
   },
 };
+
+/** A libvirt_guests plan step (`passwords` and `golden` may be left out). */
+export const libvirtGuestsStep = stepBuilder(libvirtGuestsModule, ['passwords', 'golden']);

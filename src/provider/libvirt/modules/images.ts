@@ -1,27 +1,25 @@
 import type { RawArgs } from '../../../modules/args.js';
+import { stepBuilder } from '../../../modules/step-builder.js';
 import type { Module, ModuleRun } from '../../../modules/types.js';
 import { shQuote } from '../../../quote/index.js';
 import type { CommandResult } from '../../../types/command-result.js';
+import type { CachedImage } from '../image.js';
 import { goldenVolumeTest } from '../windows/golden-cache.js';
 import { forThisHypervisor, type LibvirtCommon, parseCommon, poolPathFrom, reason, virsh } from './common.js';
 
-/** A cached image as the planner describes it (src/provider/libvirt/image.ts). */
-interface CachedImageArg {
-  source: string;
-  kind: 'url' | 'path';
-  algorithm: 'sha256' | 'sha512';
-  digest: string;
-  volume: string;
-  format: 'qcow2' | 'iso';
+/** A cached image as prepare-provider asks for it. */
+export type PreparedImage = CachedImage & {
   /**
    * A golden volume (windows/golden-cache.ts): the image is needed only to install the guest that
    * becomes it, so it is not fetched when the pool has that volume.
    */
   onlyWithout?: string;
-}
+};
 
-interface ImagesArgs extends LibvirtCommon {
-  hypervisors: unknown;
+/** libvirt_images' arguments (the plan's and the module's one type). */
+export interface ImagesArgs extends LibvirtCommon {
+  /** The images each hypervisor caches, by hypervisor name. */
+  hypervisors: Record<string, PreparedImage[]>;
 }
 
 /** Makes kubemix's directory pool when it is missing (libvirt's own `pool-define-as ... dir`). */
@@ -55,10 +53,13 @@ export const libvirtImagesModule: Module<ImagesArgs> = {
   name: 'libvirt_images',
   os: 'linux',
   parseArgs(raw: RawArgs) {
-    return { ...parseCommon('libvirt_images', raw, ['hypervisors']), hypervisors: raw['hypervisors'] };
+    return {
+      ...parseCommon('libvirt_images', raw, ['hypervisors']),
+      hypervisors: raw['hypervisors'] as ImagesArgs['hypervisors'],
+    };
   },
   *run(args, context): ModuleRun {
-    const images = forThisHypervisor<CachedImageArg[]>('libvirt_images', args.hypervisors, context) ?? [];
+    const images = forThisHypervisor<PreparedImage[]>('libvirt_images', args.hypervisors, context) ?? [];
     const pool = yield { kind: 'exec', command: ensurePoolScript(args) };
     if (pool.failed)
       return {
@@ -155,3 +156,6 @@ export const libvirtImagesModule: Module<ImagesArgs> = {
     return { changed, failed: false, data: { poolPath, downloadedBytes, cached, skipped } };
   },
 };
+
+/** A libvirt_images plan step. */
+export const libvirtImagesStep = stepBuilder(libvirtImagesModule);

@@ -1,4 +1,5 @@
 import type { RawArgs } from '../../../modules/args.js';
+import { stepBuilder } from '../../../modules/step-builder.js';
 import type { Module, ModuleRun } from '../../../modules/types.js';
 import { reason } from './common.js';
 import {
@@ -50,3 +51,9 @@ export const libvirtInspectModule: Module<ClusterNamesArgs> = {
     return { changed: false, failed: false, data: { found: parseFound(result) } };
   },
 };
+
+/** A libvirt_leak_check plan step. */
+export const libvirtLeakCheckStep = stepBuilder(libvirtLeakCheckModule, ['hypervisors']);
+
+/** A libvirt_inspect plan step. */
+export const libvirtInspectStep = stepBuilder(libvirtInspectModule, ['hypervisors']);

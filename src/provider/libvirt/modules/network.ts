@@ -1,12 +1,15 @@
 import type { RawArgs } from '../../../modules/args.js';
+import { stepBuilder } from '../../../modules/step-builder.js';
 import type { Module, ModuleRun } from '../../../modules/types.js';
 import { shQuote } from '../../../quote/index.js';
 import { clusterFilesDir } from '../names.js';
 import { type NetworkDefinition, networkXml } from '../network-xml.js';
 import { forThisHypervisor, type LibvirtCommon, parseCommon, reason, resource, virsh } from './common.js';
 
-interface NetworkArgs extends LibvirtCommon {
-  hypervisors: unknown;
+/** libvirt_network's arguments (the plan's and the module's one type). */
+export interface NetworkArgs extends LibvirtCommon {
+  /** Each hypervisor's network, by hypervisor name. */
+  hypervisors: Record<string, NetworkDefinition>;
 }
 
 /** libvirt's dnsmasq state directory (Debian's and upstream's default localstatedir). */
@@ -24,7 +27,10 @@ export const libvirtNetworkModule: Module<NetworkArgs> = {
   name: 'libvirt_network',
   os: 'linux',
   parseArgs(raw: RawArgs) {
-    return { ...parseCommon('libvirt_network', raw, ['hypervisors']), hypervisors: raw['hypervisors'] };
+    return {
+      ...parseCommon('libvirt_network', raw, ['hypervisors']),
+      hypervisors: raw['hypervisors'] as NetworkArgs['hypervisors'],
+    };
   },
   *run(args, context): ModuleRun {
     const network = forThisHypervisor<NetworkDefinition>('libvirt_network', args.hypervisors, context);
@@ -80,3 +86,6 @@ export const libvirtNetworkModule: Module<NetworkArgs> = {
     return { changed, failed: false, data: { network: network.name, bridge: network.bridge } };
   },
 };
+
+/** A libvirt_network plan step. */
+export const libvirtNetworkStep = stepBuilder(libvirtNetworkModule);

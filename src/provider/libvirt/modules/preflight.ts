@@ -1,4 +1,5 @@
 import { type RawArgs, requireString } from '../../../modules/args.js';
+import { stepBuilder } from '../../../modules/step-builder.js';
 import type { Module, ModuleAction, ModuleContext, ModuleRun } from '../../../modules/types.js';
 import { shQuote } from '../../../quote/index.js';
 import { cidrsOverlap, parseCidr } from '../../../spec/cidr.js';
@@ -26,13 +27,15 @@ interface GuestNeeds {
   diskGiB: number;
 }
 
-interface PreflightArgs extends LibvirtCommon {
+/** libvirt_preflight's arguments (the plan's and the module's one type). */
+export interface PreflightArgs extends LibvirtCommon {
   /** The guest network's range (the same on every hypervisor). */
   cidr: string;
-  hypervisors: unknown;
+  /** What each hypervisor will hold, by hypervisor name. */
+  hypervisors: Record<string, HypervisorPart>;
 }
 
-interface HypervisorPart {
+export interface HypervisorPart {
   network: { name: string; bridge: string };
   /** With several hypervisors: the VXLAN device this one will have. */
   tunnel?: { device: string; vni: number; port: number; peers: string[] };
@@ -136,7 +139,7 @@ export const libvirtPreflightModule: Module<PreflightArgs> = {
     return {
       ...common,
       cidr: requireString('libvirt_preflight', raw, 'cidr'),
-      hypervisors: raw['hypervisors'],
+      hypervisors: raw['hypervisors'] as PreflightArgs['hypervisors'],
     };
   },
   *run(args, context): ModuleRun {
@@ -347,3 +350,6 @@ function tunnelProblems(
   }
   return problems;
 }
+
+/** A libvirt_preflight plan step. */
+export const libvirtPreflightStep = stepBuilder(libvirtPreflightModule);

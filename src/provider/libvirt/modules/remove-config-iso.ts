@@ -1,8 +1,10 @@
 import { type RawArgs, rejectUnknown, requireString } from '../../../modules/args.js';
+import { stepBuilder } from '../../../modules/step-builder.js';
 import type { Module, ModuleRun } from '../../../modules/types.js';
 import { reason, resource, virsh } from './common.js';
 
-interface RemoveArgs {
+/** libvirt_remove_config_iso's arguments (the plan's and the module's one type). */
+export interface RemoveArgs {
   uri: string;
   pool: string;
   domain: string;
@@ -49,3 +51,6 @@ export const libvirtRemoveConfigIsoModule: Module<RemoveArgs> = {
     return { changed: true, failed: false };
   },
 };
+
+/** A libvirt_remove_config_iso plan step. */
+export const libvirtRemoveConfigIsoStep = stepBuilder(libvirtRemoveConfigIsoModule);

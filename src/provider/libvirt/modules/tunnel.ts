@@ -1,4 +1,5 @@
 import type { RawArgs } from '../../../modules/args.js';
+import { stepBuilder } from '../../../modules/step-builder.js';
 import type { Module, ModuleRun } from '../../../modules/types.js';
 import { type TunnelDefinition, tunnelScript } from '../tunnel.js';
 import {
@@ -10,8 +11,10 @@ import {
   resource,
 } from './common.js';
 
-interface TunnelArgs extends LibvirtCommon {
-  hypervisors: unknown;
+/** libvirt_tunnel's arguments (the plan's and the module's one type). */
+export interface TunnelArgs extends LibvirtCommon {
+  /** Each hypervisor's VXLAN device, by hypervisor name (none: no tunnel there). */
+  hypervisors: Record<string, TunnelDefinition | undefined>;
 }
 
 /**
@@ -23,7 +26,10 @@ export const libvirtTunnelModule: Module<TunnelArgs> = {
   name: 'libvirt_tunnel',
   os: 'linux',
   parseArgs(raw: RawArgs) {
-    return { ...parseCommon('libvirt_tunnel', raw, ['hypervisors']), hypervisors: raw['hypervisors'] };
+    return {
+      ...parseCommon('libvirt_tunnel', raw, ['hypervisors']),
+      hypervisors: raw['hypervisors'] as TunnelArgs['hypervisors'],
+    };
   },
   *run(args, context): ModuleRun {
     const tunnel = forThisHypervisor<TunnelDefinition>('libvirt_tunnel', args.hypervisors, context);
@@ -49,3 +55,6 @@ export const libvirtTunnelModule: Module<TunnelArgs> = {
     return { changed: true, failed: false, data: { device: tunnel.device, vni: tunnel.vni, peers } };
   },
 };
+
+/** A libvirt_tunnel plan step. */
+export const libvirtTunnelStep = stepBuilder(libvirtTunnelModule);

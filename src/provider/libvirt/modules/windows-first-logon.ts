@@ -1,4 +1,5 @@
 import { optionalNumber, type RawArgs, rejectUnknown } from '../../../modules/args.js';
+import { stepBuilder } from '../../../modules/step-builder.js';
 import type { Module, ModuleRun } from '../../../modules/types.js';
 import { psQuote } from '../../../quote/index.js';
 import { FIRST_LOGON_DONE_MARKER, FIRST_LOGON_FAILED_MARKER } from '../windows/first-logon-script.js';
@@ -51,3 +52,6 @@ export const windowsFirstLogonModule: Module<{ timeoutMinutes: number }> = {
     }
   },
 };
+
+/** A windows_first_logon plan step (`timeoutMinutes` may be left out). */
+export const windowsFirstLogonStep = stepBuilder(windowsFirstLogonModule, ['timeoutMinutes']);

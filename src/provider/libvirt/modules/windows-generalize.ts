@@ -1,4 +1,5 @@
 import { type RawArgs, rejectUnknown } from '../../../modules/args.js';
+import { stepBuilder } from '../../../modules/step-builder.js';
 import type { Module, ModuleRun } from '../../../modules/types.js';
 import { generalizeScript } from '../windows/golden-image.js';
 import { reason } from './common.js';
@@ -27,3 +28,6 @@ export const windowsGeneralizeModule: Module<Record<string, never>> = {
     };
   },
 };
+
+/** A windows_generalize plan step (it takes no arguments). */
+export const windowsGeneralizeStep = stepBuilder(windowsGeneralizeModule);

@@ -1,4 +1,5 @@
 import { optionalNumber, type RawArgs, rejectUnknown, requireString } from '../../../modules/args.js';
+import { stepBuilder } from '../../../modules/step-builder.js';
 import type { Module, ModuleRun } from '../../../modules/types.js';
 import { shQuote } from '../../../quote/index.js';
 import {
@@ -12,7 +13,8 @@ import {
 } from '../windows/install-progress.js';
 import { virsh } from './common.js';
 
-interface InstallArgs {
+/** libvirt_windows_install's arguments (the plan's and the module's one type). */
+export interface InstallArgs {
   uri: string;
   domain: string;
   /** The system disk's target (sda, vda): its allocation shows the install progressing. */
@@ -135,3 +137,9 @@ export const libvirtWindowsInstallModule: Module<InstallArgs> = {
     }
   },
 };
+
+/** A libvirt_windows_install plan step (`timeoutMinutes` and `setup` may be left out). */
+export const libvirtWindowsInstallStep = stepBuilder(libvirtWindowsInstallModule, [
+  'timeoutMinutes',
+  'setup',
+]);

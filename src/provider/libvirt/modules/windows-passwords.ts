@@ -1,12 +1,14 @@
 import { type RawArgs, rejectUnknown } from '../../../modules/args.js';
 import { immediate } from '../../../modules/immediate.js';
+import { stepBuilder } from '../../../modules/step-builder.js';
 import type { Module } from '../../../modules/types.js';
 import { generateAdministratorPassword } from '../windows/password.js';
 import { forThisHypervisor } from './common.js';
 
-interface PasswordsArgs {
-  /** Windows nodes placed on each hypervisor. */
-  nodes: unknown;
+/** libvirt_windows_passwords' arguments (the plan's and the module's one type). */
+export interface PasswordsArgs {
+  /** Windows nodes placed on each hypervisor, by hypervisor name. */
+  nodes: Record<string, string[]>;
   /** Passwords an earlier run registered (secrets.json), by node: kept, never replaced. */
   known: Record<string, unknown>;
 }
@@ -26,7 +28,7 @@ export const libvirtWindowsPasswordsModule: Module<PasswordsArgs> = {
     const known = raw['known'] ?? {};
     if (typeof known !== 'object' || known === null || Array.isArray(known))
       throw new TypeError('libvirt_windows_passwords: known must be a mapping of node name to password');
-    return { nodes: raw['nodes'], known: known as Record<string, unknown> };
+    return { nodes: raw['nodes'] as PasswordsArgs['nodes'], known: known as Record<string, unknown> };
   },
   run(args, context) {
     const nodes = forThisHypervisor<string[]>('libvirt_windows_passwords', args.nodes, context) ?? [];
@@ -43,3 +45,6 @@ export const libvirtWindowsPasswordsModule: Module<PasswordsArgs> = {
     return immediate({ changed: made > 0, failed: false, data: passwords });
   },
 };
+
+/** A libvirt_windows_passwords plan step (`known` may be left out). */
+export const libvirtWindowsPasswordsStep = stepBuilder(libvirtWindowsPasswordsModule, ['known']);
