@@ -3,6 +3,7 @@ const lifecycle = () => import('../lifecycle.js');
 
 import type { RawArgs } from '../../../modules/args.js';
 import { immediate } from '../../../modules/immediate.js';
+import { stepBuilder } from '../../../modules/step-builder.js';
 import type { Module, ModuleRun } from '../../../modules/types.js';
 import { winrmCertificates } from '../winrm-certificates.js';
 import { type Ec2Args, ec2Call, mappingArg, parseEc2Args, readClusterKey } from './common.js';
@@ -161,3 +162,21 @@ export const ec2InspectModule: Module<Ec2Args> = {
     return call.outcome();
   },
 };
+
+// The plan's builders (ec2-provider.ts): arguments of each module's own type.
+/** An ec2_preflight plan step. */
+export const ec2PreflightStep = stepBuilder(ec2PreflightModule);
+/** An ec2_network plan step. */
+export const ec2NetworkStep = stepBuilder(ec2NetworkModule);
+/** An ec2_winrm_certificates plan step (`known` may be left out). */
+export const ec2WinrmCertificatesStep = stepBuilder(ec2WinrmCertificatesModule, ['known']);
+/** An ec2_instances plan step (`certificates` may be left out). */
+export const ec2InstancesStep = stepBuilder(ec2InstancesModule, ['certificates']);
+/** An ec2_windows_passwords plan step. */
+export const ec2WindowsPasswordsStep = stepBuilder(ec2WindowsPasswordsModule);
+/** An ec2_destroy plan step. */
+export const ec2DestroyStep = stepBuilder(ec2DestroyModule);
+/** An ec2_leak_check plan step. */
+export const ec2LeakCheckStep = stepBuilder(ec2LeakCheckModule);
+/** An ec2_inspect plan step. */
+export const ec2InspectStep = stepBuilder(ec2InspectModule);
