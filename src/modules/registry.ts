@@ -1,16 +1,6 @@
 import { commandModule, shellModule } from './commands/command.js';
 import { rawModule } from './commands/raw.js';
 import { scriptModule } from './commands/script.js';
-import {
-  ec2DestroyModule,
-  ec2InspectModule,
-  ec2InstancesModule,
-  ec2LeakCheckModule,
-  ec2NetworkModule,
-  ec2PreflightModule,
-  ec2WindowsPasswordsModule,
-  ec2WinrmCertificatesModule,
-} from './ec2/modules.js';
 import { copyModule } from './files/copy.js';
 import { fetchModule } from './files/fetch.js';
 import { fileModule } from './files/file.js';
@@ -20,24 +10,6 @@ import { assertModule } from './flow/assert.js';
 import { debugModule } from './flow/debug.js';
 import { failModule } from './flow/fail.js';
 import { setFactModule } from './flow/set-fact.js';
-import {
-  libvirtDestroyGuestsModule,
-  libvirtDestroyNetworkModule,
-  libvirtGoldenCaptureModule,
-  libvirtGoldenMarkModule,
-  libvirtGuestsModule,
-  libvirtImagesModule,
-  libvirtInspectModule,
-  libvirtLeakCheckModule,
-  libvirtNetworkModule,
-  libvirtPreflightModule,
-  libvirtRemoveConfigIsoModule,
-  libvirtTunnelModule,
-  libvirtWindowsInstallModule,
-  libvirtWindowsPasswordsModule,
-  windowsFirstLogonModule,
-  windowsGeneralizeModule,
-} from './libvirt/index.js';
 import { waitForModule } from './net/wait-for.js';
 import { waitForConnectionModule } from './net/wait-for-connection.js';
 import { probeModule } from './probe.js';
@@ -59,7 +31,11 @@ import {
   winWaitForModule,
 } from './windows/index.js';
 
-/** Every module kubemix knows, by name. Add new modules here. */
+/**
+ * Every module kubemix knows, by name. The modules below are the provider-neutral ones; each
+ * provider keeps its own modules in its folder and src/provider/index.ts registers them (a module
+ * sits below the providers: a provider's module uses this contract, never the other way).
+ */
 const modules = new Map<string, Module<unknown>>();
 
 /** Registers a module; a second module with the same name is a programmer error. */
@@ -112,30 +88,6 @@ for (const module of [
   winServiceModule,
   winPathModule,
   winWaitForModule,
-  libvirtPreflightModule,
-  libvirtImagesModule,
-  libvirtNetworkModule,
-  libvirtGuestsModule,
-  libvirtDestroyGuestsModule,
-  libvirtDestroyNetworkModule,
-  libvirtLeakCheckModule,
-  libvirtInspectModule,
-  ec2PreflightModule,
-  ec2NetworkModule,
-  ec2InstancesModule,
-  ec2WinrmCertificatesModule,
-  ec2WindowsPasswordsModule,
-  ec2DestroyModule,
-  ec2LeakCheckModule,
-  ec2InspectModule,
-  libvirtTunnelModule,
-  libvirtWindowsPasswordsModule,
-  libvirtWindowsInstallModule,
-  windowsFirstLogonModule,
-  libvirtRemoveConfigIsoModule,
-  libvirtGoldenMarkModule,
-  windowsGeneralizeModule,
-  libvirtGoldenCaptureModule,
 ] as Module<any>[]) {
   registerModule(module);
 }

@@ -39,11 +39,21 @@ export const ALLOWED: Readonly<Record<Layer, readonly Layer[]>> = {
   spec: [...LIBRARY_BASE, 'versions'],
   // plan asks the providers (their registry and contract in provider/) which machines and steps a spec needs.
   plan: [...LIBRARY_BASE, 'spec', 'versions', 'manifests', 'provider'],
-  // provider/ is the providers' contract and registry; each provider sees only that contract.
-  provider: [...LIBRARY_BASE, 'spec', 'versions', 'provider/static', 'provider/libvirt', 'provider/ec2'],
+  // provider/ is the providers' contract and registry; each provider sees only that contract. A
+  // provider is one folder: its plan, its modules (the module contract of modules/, which sits
+  // below the providers) and its API or XML code; provider/ adds their modules to the registry.
+  provider: [
+    ...LIBRARY_BASE,
+    'spec',
+    'versions',
+    'modules',
+    'provider/static',
+    'provider/libvirt',
+    'provider/ec2',
+  ],
   'provider/static': [...LIBRARY_BASE, 'provider', 'spec', 'versions', 'quote', 'timing'],
-  'provider/libvirt': [...LIBRARY_BASE, 'provider', 'spec', 'versions', 'quote', 'timing'],
-  'provider/ec2': [...LIBRARY_BASE, 'provider', 'spec', 'versions', 'quote', 'timing'],
+  'provider/libvirt': [...LIBRARY_BASE, 'provider', 'spec', 'versions', 'quote', 'timing', 'modules'],
+  'provider/ec2': [...LIBRARY_BASE, 'provider', 'spec', 'versions', 'quote', 'timing', 'modules'],
   // The run: engine sequences (it sees the transport contract, never a transport), executor
   // opens transports and drives modules, modules turn arguments into commands.
   engine: [...LIBRARY_BASE, 'plan', 'executor', 'transport', 'fs', 'timing'],
@@ -151,9 +161,6 @@ export interface KnownException {
   why: string;
 }
 
-const PROVIDER_MODULES =
-  'a provider split across modules/ and provider/, joined by a module name string; ' +
-  'issue #22 removes it (each provider in one folder, typed step builders)';
 const CONCRETE_TRANSPORT =
   'reaches into a concrete transport for localhost / credential lookup instead of the executor; ' +
   'issue #22 removes it (one localhost, one home for credential lookup)';
@@ -178,46 +185,6 @@ export const KNOWN_EXCEPTIONS: readonly KnownException[] = [
   ...group(CONCRETE_TRANSPORT, [
     ['playbook/playbook-run.ts', 'transport/ssh/index.ts'],
     ['playbook/step-executor.ts', 'transport/local/index.ts'],
-  ]),
-  // The EC2 and libvirt "modules" are provider code; once in their provider's folder these
-  // imports (spec/ included, which providers may read) are inside one layer.
-  ...group(PROVIDER_MODULES, [
-    ['modules/ec2/common.ts', 'provider/ec2/client.ts'],
-    ['modules/ec2/common.ts', 'provider/ec2/context.ts'],
-    ['modules/ec2/common.ts', 'provider/ec2/identity.ts'],
-    ['modules/ec2/common.ts', 'spec/schema.ts'],
-    ['modules/ec2/modules.ts', 'provider/ec2/inspect.ts'],
-    ['modules/ec2/modules.ts', 'provider/ec2/lifecycle.ts'],
-    ['modules/ec2/modules.ts', 'provider/ec2/plan.ts'],
-    ['modules/ec2/modules.ts', 'provider/ec2/winrm-certificates.ts'],
-    ['modules/libvirt/destroy.ts', 'provider/libvirt/tunnel.ts'],
-    ['modules/libvirt/destroy.ts', 'provider/libvirt/windows/golden-cache.ts'],
-    ['modules/libvirt/discovery.ts', 'provider/libvirt/windows/golden-cache.ts'],
-    ['modules/libvirt/discovery.ts', 'spec/cidr.ts'],
-    ['modules/libvirt/golden-capture.ts', 'provider/libvirt/windows/generalize-progress.ts'],
-    ['modules/libvirt/golden-capture.ts', 'provider/libvirt/windows/golden-cache.ts'],
-    ['modules/libvirt/golden-capture.ts', 'provider/libvirt/windows/install-progress.ts'],
-    ['modules/libvirt/guest-volumes.ts', 'provider/libvirt/guest.ts'],
-    ['modules/libvirt/guest-volumes.ts', 'provider/libvirt/iso.ts'],
-    ['modules/libvirt/guest-volumes.ts', 'provider/libvirt/storage-xml.ts'],
-    ['modules/libvirt/guest-volumes.ts', 'provider/libvirt/windows/config-iso.ts'],
-    ['modules/libvirt/guest-volumes.ts', 'provider/libvirt/windows/golden-cache.ts'],
-    ['modules/libvirt/guests.ts', 'provider/libvirt/domain-xml.ts'],
-    ['modules/libvirt/guests.ts', 'provider/libvirt/guest.ts'],
-    ['modules/libvirt/guests.ts', 'provider/libvirt/names.ts'],
-    ['modules/libvirt/guests.ts', 'provider/libvirt/windows/golden-cache.ts'],
-    ['modules/libvirt/guests.ts', 'provider/libvirt/windows/hyperv.ts'],
-    ['modules/libvirt/host-facts.ts', 'spec/cidr.ts'],
-    ['modules/libvirt/images.ts', 'provider/libvirt/windows/golden-cache.ts'],
-    ['modules/libvirt/network.ts', 'provider/libvirt/names.ts'],
-    ['modules/libvirt/network.ts', 'provider/libvirt/network-xml.ts'],
-    ['modules/libvirt/preflight.ts', 'provider/libvirt/windows/golden-cache.ts'],
-    ['modules/libvirt/preflight.ts', 'spec/cidr.ts'],
-    ['modules/libvirt/tunnel.ts', 'provider/libvirt/tunnel.ts'],
-    ['modules/libvirt/windows-first-logon.ts', 'provider/libvirt/windows/first-logon-script.ts'],
-    ['modules/libvirt/windows-generalize.ts', 'provider/libvirt/windows/golden-image.ts'],
-    ['modules/libvirt/windows-install.ts', 'provider/libvirt/windows/install-progress.ts'],
-    ['modules/libvirt/windows-passwords.ts', 'provider/libvirt/windows/password.ts'],
   ]),
 ];
 

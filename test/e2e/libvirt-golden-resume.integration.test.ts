@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { powerOffLikeSysprep } from '../../fixtures/libvirt/golden.js';
 import { leftovers } from '../../fixtures/libvirt/lab.js';
 import { virsh } from '../../fixtures/libvirt/libvirtd.js';
-import { markGeneralizingCommand } from '../../src/modules/libvirt/golden-marker.js';
+import { markGeneralizingCommand } from '../../src/provider/libvirt/modules/golden-marker.js';
 import { kubemix } from './helpers.js';
 import { useGoldenTestCluster } from './libvirt-golden-cluster.js';
 

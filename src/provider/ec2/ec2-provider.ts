@@ -13,6 +13,16 @@ import type {
   ProviderTask,
   ProviderTeardown,
 } from '../types.js';
+import {
+  ec2DestroyStep,
+  ec2InspectStep,
+  ec2InstancesStep,
+  ec2LeakCheckStep,
+  ec2NetworkStep,
+  ec2PreflightStep,
+  ec2WindowsPasswordsStep,
+  ec2WinrmCertificatesStep,
+} from './modules/modules.js';
 import { planEc2 } from './plan.js';
 import { LINUX_USER } from './user-data.js';
 import { windowsRenamedWaitStep } from './windows-rename-wait.js';
@@ -77,7 +87,7 @@ export class Ec2Provider implements Provider {
       prepare: {
         description: `Check EC2 ${spec.provider.type === 'ec2' ? (spec.provider.region ?? '(SDK region)') : ''}: region, zone, instance types, AMIs, subnet; nothing is created`,
         hosts: localhost,
-        steps: [step('check the region, zones, instance types, AMIs and subnet', 'ec2_preflight', args)],
+        steps: [ec2PreflightStep(args, { name: 'check the region, zones, instance types, AMIs and subnet' })],
       },
       createNetwork: {
         description:
@@ -85,7 +95,7 @@ export class Ec2Provider implements Provider {
             ? `Create VPC ${plan.network.vpcCidr}, subnet, internet gateway, route table, security group, key pair`
             : `Create the security group and key pair in subnet ${plan.network.subnetId}`,
         hosts: localhost,
-        steps: [step('create the network, security group and key pair', 'ec2_network', args)],
+        steps: [ec2NetworkStep(args, { name: 'create the network, security group and key pair' })],
       },
       createHosts: {
         description: `Launch ${plan.groups.map((g) => `${g.nodes.length} x ${g.instanceType} (${g.group})`).join(', ')}`,
@@ -94,24 +104,29 @@ export class Ec2Provider implements Provider {
           ...(https
             ? [
                 {
-                  ...step(
-                    'WinRM HTTPS certificates of the Windows groups (made once, kept in secrets.json)',
-                    'ec2_winrm_certificates',
+                  // register and secret after args: the plan JSON's order since the first release.
+                  ...ec2WinrmCertificatesStep(
                     { ...args, known: `{{ outputs.${WINRM_CERTIFICATES_OUTPUT} | default({}) }}` },
+                    {
+                      name: 'WinRM HTTPS certificates of the Windows groups (made once, kept in secrets.json)',
+                    },
                   ),
                   register: WINRM_CERTIFICATES_OUTPUT,
                   secret: true,
                 },
               ]
             : []),
-          step('launch the instances and wait for their addresses', 'ec2_instances', {
-            ...args,
-            ...(https ? { certificates: `{{ outputs.${WINRM_CERTIFICATES_OUTPUT} | default({}) }}` } : {}),
-          }),
+          ec2InstancesStep(
+            {
+              ...args,
+              ...(https ? { certificates: `{{ outputs.${WINRM_CERTIFICATES_OUTPUT} | default({}) }}` } : {}),
+            },
+            { name: 'launch the instances and wait for their addresses' },
+          ),
           ...(windows
             ? [
                 {
-                  ...step('wait for the Windows Administrator passwords', 'ec2_windows_passwords', args),
+                  ...ec2WindowsPasswordsStep(args, { name: 'wait for the Windows Administrator passwords' }),
                   register: WINDOWS_PASSWORDS_OUTPUT,
                   secret: true,
                 },
@@ -131,10 +146,10 @@ export class Ec2Provider implements Provider {
       description: 'What of the cluster exists on EC2 (by its tags)',
       hosts: [LOCALHOST],
       steps: [
-        step('find what of the cluster exists on EC2', 'ec2_inspect', {
-          spec,
-          keyFile: clusterKeyPath(context.clusterDir, EC2_KEY_FILE),
-        }),
+        ec2InspectStep(
+          { spec, keyFile: clusterKeyPath(context.clusterDir, EC2_KEY_FILE) },
+          { name: 'find what of the cluster exists on EC2' },
+        ),
       ],
     };
   }
@@ -151,21 +166,15 @@ export class Ec2Provider implements Provider {
         task(
           'destroy-hosts',
           'Terminate the instances, then delete the security group, key pair, subnet, route table, internet gateway and VPC kubemix created',
-          [step('terminate the instances and delete the network', 'ec2_destroy', args)],
+          [ec2DestroyStep(args, { name: 'terminate the instances and delete the network' })],
         ),
         task('check-leaks', 'Nothing tagged with the cluster remains', [
-          step('look for anything still tagged with the cluster', 'ec2_leak_check', args),
+          ec2LeakCheckStep(args, { name: 'look for anything still tagged with the cluster' }),
         ]),
       ],
     };
   }
 }
-
-const step = (name: string, module: string, args: Record<string, unknown>): PlanStep => ({
-  name,
-  module,
-  args,
-});
 
 function credentialsFor(node: NodeRequest, keyFile: string): HostCredentials {
   if (node.os === 'linux') return { user: LINUX_USER, privateKey: { file: keyFile }, ...node.credentials };

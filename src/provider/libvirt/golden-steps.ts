@@ -1,6 +1,14 @@
 import { LOCALHOST } from '../../types/localhost.js';
 import type { PlanStep } from '../../types/plan.js';
 import type { LibvirtLayout } from './layout.js';
+import type { LibvirtCommon } from './modules/common.js';
+import { libvirtGoldenCaptureStep } from './modules/golden-capture.js';
+import { libvirtGoldenMarkStep } from './modules/golden-marker.js';
+import { libvirtGuestsStep } from './modules/guests.js';
+import { libvirtRemoveConfigIsoStep } from './modules/remove-config-iso.js';
+import { windowsFirstLogonStep } from './modules/windows-first-logon.js';
+import { windowsGeneralizeStep } from './modules/windows-generalize.js';
+import { libvirtWindowsInstallStep } from './modules/windows-install.js';
 import { GUESTS_OUTPUT, guestsArgs } from './setup-steps.js';
 
 /**
@@ -16,7 +24,7 @@ import { GUESTS_OUTPUT, guestsArgs } from './setup-steps.js';
  */
 export function goldenSteps(
   layout: LibvirtLayout,
-  common: Record<string, string>,
+  common: LibvirtCommon,
   timeoutMinutes: number,
   /** The cluster's own known_hosts, on the machine running kubemix. */
   knownHosts: string,
@@ -32,57 +40,54 @@ export function goldenSteps(
     delegateTo: `{{ golden_first.node if outputs.${GUESTS_OUTPUT}.golden == 'capture' else inventory_hostname }}`,
   };
   return [
-    {
-      // Decided again here, not taken from create-hosts: a resumed run may find the volume made.
+    // Decided again here, not taken from create-hosts: a resumed run may find the volume made.
+    libvirtGuestsStep(guestsArgs(layout, common, true), {
       name: 'look for the golden volume again (with it, the Windows guests are made as overlays now)',
-      module: 'libvirt_guests',
       register: GUESTS_OUTPUT,
-      args: guestsArgs(layout, common, true),
-    },
-    {
-      name: 'Windows unattended install of the first Windows guest (watched from the hypervisor)',
-      module: 'libvirt_windows_install',
-      args: {
-        uri: common['uri'],
+    }),
+    libvirtWindowsInstallStep(
+      {
+        uri: common.uri,
         domain: '{{ golden_first.domain }}',
         disk: '{{ golden_first.disk_target }}',
         address: '{{ golden_first.address }}',
         port: '{{ golden_first.port }}',
         timeoutMinutes,
       },
-      keywords: capturing,
-    },
-    {
-      name: 'first-logon script of the first Windows guest finished',
-      module: 'windows_first_logon',
-      args: { timeoutMinutes },
-      keywords: onFirst,
-    },
-    {
-      name: 'eject and delete its config ISO (it holds the Administrator password)',
-      module: 'libvirt_remove_config_iso',
-      args: {
-        uri: common['uri'],
-        pool: common['pool'],
+      {
+        name: 'Windows unattended install of the first Windows guest (watched from the hypervisor)',
+        keywords: capturing,
+      },
+    ),
+    windowsFirstLogonStep(
+      { timeoutMinutes },
+      { name: 'first-logon script of the first Windows guest finished', keywords: onFirst },
+    ),
+    libvirtRemoveConfigIsoStep(
+      {
+        uri: common.uri,
+        pool: common.pool,
         domain: '{{ golden_first.domain }}',
         volume: '{{ golden_first.config_volume }}',
         target: '{{ golden_first.config_target }}',
       },
-      keywords: capturing,
-    },
-    {
-      // Before sysprep may start: a resumed run then neither starts, watches nor generalizes it again.
-      name: 'mark it on the hypervisor as being generalized (a resumed run only captures it)',
-      module: 'libvirt_golden_mark',
-      args: { uri: common['uri'], domain: '{{ golden_first.domain }}' },
-      keywords: capturing,
-    },
-    {
-      name: 'generalize it (sysprep /generalize /oobe /shutdown)',
-      module: 'windows_generalize',
-      args: {},
-      keywords: onFirst,
-    },
+      {
+        name: 'eject and delete its config ISO (it holds the Administrator password)',
+        keywords: capturing,
+      },
+    ),
+    // Before sysprep may start: a resumed run then neither starts, watches nor generalizes it again.
+    libvirtGoldenMarkStep(
+      { uri: common.uri, domain: '{{ golden_first.domain }}' },
+      {
+        name: 'mark it on the hypervisor as being generalized (a resumed run only captures it)',
+        keywords: capturing,
+      },
+    ),
+    windowsGeneralizeStep(
+      {},
+      { name: 'generalize it (sysprep /generalize /oobe /shutdown)', keywords: onFirst },
+    ),
     {
       // The generalize script deleted the install's OpenSSH host keys; the overlay made at the
       // same address makes its own, which accept-new would refuse as a changed key. One
@@ -94,10 +99,8 @@ export function goldenSteps(
       // Also on a resumed run (`generalizing`): it may have stopped before this step; removing is idempotent.
       keywords: { ...toCapture, delegateTo: LOCALHOST.name },
     },
-    {
-      name: 'wait for its shut-off, capture its disk as the golden volume, remove the installed guest',
-      module: 'libvirt_golden_capture',
-      args: {
+    libvirtGoldenCaptureStep(
+      {
         ...common,
         domain: '{{ golden_first.domain }}',
         node: '{{ golden_first.node }}',
@@ -105,13 +108,14 @@ export function goldenSteps(
         golden: '{{ golden_volume }}',
         timeoutMinutes,
       },
-      keywords: toCapture,
-    },
-    {
+      {
+        name: 'wait for its shut-off, capture its disk as the golden volume, remove the installed guest',
+        keywords: toCapture,
+      },
+    ),
+    libvirtGuestsStep(guestsArgs(layout, common, true), {
       name: 'create and start the Windows guests as overlays on the golden volume',
-      module: 'libvirt_guests',
-      args: guestsArgs(layout, common, true),
-    },
+    }),
   ];
 }
 

@@ -11,6 +11,7 @@ import type {
 } from '../types.js';
 import { goldenSteps, goldenSummary } from './golden-steps.js';
 import { HYPERVISOR_URI, hypervisorHosts, type LibvirtClusterSpec, libvirtLayout } from './layout.js';
+import { libvirtInspectStep } from './modules/leak-check.js';
 import { createSteps, networkSteps, prepareSteps, usesGoldenImage } from './setup-steps.js';
 import { libvirtTeardown, namesByHypervisor } from './teardown-tasks.js';
 import { libvirtWaitSteps } from './wait-steps.js';
@@ -87,10 +88,8 @@ export class LibvirtProvider implements Provider {
       description: 'What of the cluster exists on each hypervisor',
       hosts: hypervisorHosts(provider),
       steps: [
-        {
-          name: 'inspect',
-          module: 'libvirt_inspect',
-          args: {
+        libvirtInspectStep(
+          {
             uri: HYPERVISOR_URI,
             cluster: spec.name,
             dataDir: provider.dataDir,
@@ -98,7 +97,8 @@ export class LibvirtProvider implements Provider {
             cidr: provider.network.cidr,
             hypervisors: namesByHypervisor(libvirt),
           },
-        },
+          { name: 'inspect' },
+        ),
       ],
     };
   }

@@ -1,5 +1,12 @@
 import type { PlanStep } from '../../types/plan.js';
 import type { LibvirtLayout, PlacedOnHypervisor } from './layout.js';
+import type { LibvirtCommon } from './modules/common.js';
+import { libvirtGuestsStep } from './modules/guests.js';
+import { libvirtImagesStep } from './modules/images.js';
+import { libvirtNetworkStep } from './modules/network.js';
+import { libvirtPreflightStep } from './modules/preflight.js';
+import { libvirtTunnelStep } from './modules/tunnel.js';
+import { libvirtWindowsPasswordsStep } from './modules/windows-passwords.js';
 import { WINDOWS_PASSWORDS_OUTPUT } from './node-host.js';
 
 // The steps of prepare-provider, create-network and create-hosts on each hypervisor.
@@ -47,13 +54,10 @@ function goldenPreflight(golden: NonNullable<PlacedOnHypervisor['golden']>) {
   return { volume: golden.volume, installDiskGiB };
 }
 
-export function prepareSteps(layout: LibvirtLayout, common: Record<string, string>): PlanStep[] {
+export function prepareSteps(layout: LibvirtLayout, common: LibvirtCommon): PlanStep[] {
   return [
-    {
-      name: 'check the hypervisor: libvirt, KVM, tools, RAM, disk, vCPUs, names, network and tunnel in use',
-      module: 'libvirt_preflight',
-      register: 'libvirt_host',
-      args: {
+    libvirtPreflightStep(
+      {
         ...common,
         cidr: layout.cidr,
         hypervisors: byHypervisor(layout, (entry) => ({
@@ -88,77 +92,89 @@ export function prepareSteps(layout: LibvirtLayout, common: Record<string, strin
           ...(entry.golden ? { golden: goldenPreflight(entry.golden) } : {}),
         })),
       },
-    },
+      {
+        name: 'check the hypervisor: libvirt, KVM, tools, RAM, disk, vCPUs, names, network and tunnel in use',
+        register: 'libvirt_host',
+      },
+    ),
     {
       name: 'report what the hypervisor check warns about',
       module: 'debug',
       args: { msg: '{{ libvirt_host.warning }}' },
       keywords: { when: "libvirt_host.warning != ''" },
     },
-    {
-      name: usesGoldenImage(layout)
-        ? 'cache the base images in the storage pool (downloaded and verified once per hypervisor; the Windows install media only where the pool has no golden volume)'
-        : 'cache the base images in the storage pool (downloaded and verified once per hypervisor)',
-      module: 'libvirt_images',
-      args: { ...common, hypervisors: byHypervisor(layout, preparedImages) },
-    },
+    libvirtImagesStep(
+      { ...common, hypervisors: byHypervisor(layout, preparedImages) },
+      {
+        name: usesGoldenImage(layout)
+          ? 'cache the base images in the storage pool (downloaded and verified once per hypervisor; the Windows install media only where the pool has no golden volume)'
+          : 'cache the base images in the storage pool (downloaded and verified once per hypervisor)',
+      },
+    ),
   ];
 }
 
-export function networkSteps(layout: LibvirtLayout, common: Record<string, string>): PlanStep[] {
+export function networkSteps(layout: LibvirtLayout, common: LibvirtCommon): PlanStep[] {
   const steps: PlanStep[] = [
-    {
-      name: 'define and start the network',
-      module: 'libvirt_network',
-      args: { ...common, hypervisors: byHypervisor(layout, (entry) => entry.network) },
-    },
+    libvirtNetworkStep(
+      { ...common, hypervisors: byHypervisor(layout, (entry) => entry.network) },
+      { name: 'define and start the network' },
+    ),
   ];
   if (layout.placed.size > 1)
-    steps.push({
-      name: 'join the network to the other hypervisors (VXLAN)',
-      module: 'libvirt_tunnel',
-      args: { ...common, hypervisors: byHypervisor(layout, (entry) => entry.tunnel) },
-    });
+    steps.push(
+      libvirtTunnelStep(
+        { ...common, hypervisors: byHypervisor(layout, (entry) => entry.tunnel) },
+        { name: 'join the network to the other hypervisors (VXLAN)' },
+      ),
+    );
   return steps;
 }
 
-export function createSteps(layout: LibvirtLayout, common: Record<string, string>): PlanStep[] {
+export function createSteps(layout: LibvirtLayout, common: LibvirtCommon): PlanStep[] {
   const windows = [...layout.placed.values()].some((e) => e.guests.some((g) => g.os === 'windows'));
   const steps: PlanStep[] = [];
   if (windows)
-    steps.push({
-      name: 'Administrator passwords of the Windows guests (generated once, kept in secrets.json)',
-      module: 'libvirt_windows_passwords',
-      register: WINDOWS_PASSWORDS_OUTPUT,
-      secret: true,
-      args: {
-        nodes: byHypervisor(layout, (entry) =>
-          entry.guests.filter((g) => g.os === 'windows').map((g) => g.node),
-        ),
-        known: `{{ outputs.${WINDOWS_PASSWORDS_OUTPUT} | default({}) }}`,
-      },
-    });
-  steps.push({
-    name: usesGoldenImage(layout)
-      ? 'create and start the guests (Windows: overlays on the golden volume; without it, the first Windows guest of each hypervisor installs from the ISO and the others wait for the golden image)'
-      : 'create and start the guests',
-    module: 'libvirt_guests',
-    ...(usesGoldenImage(layout) ? { register: GUESTS_OUTPUT } : {}),
-    args: guestsArgs(layout, common, windows),
-  });
+    steps.push(
+      libvirtWindowsPasswordsStep(
+        {
+          nodes: byHypervisor(layout, (entry) =>
+            entry.guests.filter((g) => g.os === 'windows').map((g) => g.node),
+          ),
+          known: `{{ outputs.${WINDOWS_PASSWORDS_OUTPUT} | default({}) }}`,
+        },
+        {
+          name: 'Administrator passwords of the Windows guests (generated once, kept in secrets.json)',
+          register: WINDOWS_PASSWORDS_OUTPUT,
+          secret: true,
+        },
+      ),
+    );
+  steps.push(
+    libvirtGuestsStep(guestsArgs(layout, common, windows), {
+      name: usesGoldenImage(layout)
+        ? 'create and start the guests (Windows: overlays on the golden volume; without it, the first Windows guest of each hypervisor installs from the ISO and the others wait for the golden image)'
+        : 'create and start the guests',
+      ...(usesGoldenImage(layout) ? { register: GUESTS_OUTPUT } : {}),
+    }),
+  );
   return steps;
 }
 
 /** libvirt_guests' arguments: create-hosts and the golden image task give the same. */
-export function guestsArgs(layout: LibvirtLayout, common: Record<string, string>, windows: boolean) {
-  const withGolden = [...layout.placed].filter(([, entry]) => entry.golden);
+export function guestsArgs(
+  layout: LibvirtLayout,
+  common: LibvirtCommon,
+  windows: boolean,
+): Parameters<typeof libvirtGuestsStep>[0] {
+  const withGolden = [...layout.placed].flatMap(([name, entry]) =>
+    entry.golden ? [[name, entry.golden] as const] : [],
+  );
   return {
     ...common,
     accel: '{{ outputs.libvirt_host.accel }}',
     ...(windows ? { passwords: `{{ outputs.${WINDOWS_PASSWORDS_OUTPUT} | default({}) }}` } : {}),
     hypervisors: byHypervisor(layout, (entry) => entry.guests),
-    ...(withGolden.length > 0
-      ? { golden: Object.fromEntries(withGolden.map(([name, entry]) => [name, entry.golden])) }
-      : {}),
+    ...(withGolden.length > 0 ? { golden: Object.fromEntries(withGolden) } : {}),
   };
 }

@@ -2,6 +2,8 @@ import { DEFAULT_WINDOWS_VERSION } from '../../spec/schema.js';
 import type { ProviderContext, ProviderTeardown, TeardownInput } from '../types.js';
 import { type CachedImage, cachedImage, defaultLinuxImage } from './image.js';
 import { HYPERVISOR_URI, hypervisorHosts, type LibvirtClusterSpec } from './layout.js';
+import { libvirtDestroyGuestsStep, libvirtDestroyNetworkStep } from './modules/destroy.js';
+import { libvirtLeakCheckStep } from './modules/leak-check.js';
 import { bridgeName, networkName, tunnelName } from './names.js';
 import { goldenImage } from './windows/golden-cache.js';
 import { defaultWindowsImage } from './windows/guest.js';
@@ -49,11 +51,10 @@ export function libvirtTeardown(
           'Stop and undefine the guests, delete their volumes and files (console logs kept in the cluster directory)',
         hosts,
         steps: [
-          {
-            name: 'destroy the guests recorded in the state',
-            module: 'libvirt_destroy_guests',
-            args: { ...common, consoleDir: `${context.clusterDir}/console`, purgeImages: purge, recorded },
-          },
+          libvirtDestroyGuestsStep(
+            { ...common, consoleDir: `${context.clusterDir}/console`, purgeImages: purge, recorded },
+            { name: 'destroy the guests recorded in the state' },
+          ),
         ],
       },
       {
@@ -61,11 +62,10 @@ export function libvirtTeardown(
         description: 'Remove the tunnel, the network and what libvirt left of it on each hypervisor',
         hosts,
         steps: [
-          {
-            name: 'destroy the tunnel and the network',
-            module: 'libvirt_destroy_network',
-            args: { ...common, ...names, recorded },
-          },
+          libvirtDestroyNetworkStep(
+            { ...common, ...names, recorded },
+            { name: 'destroy the tunnel and the network' },
+          ),
         ],
       },
       {
@@ -73,9 +73,7 @@ export function libvirtTeardown(
         description:
           'Nothing of the cluster is left on the hypervisors (domains, volumes, networks, bridges, tunnels, dnsmasq, files, firewall rules)',
         hosts,
-        steps: [
-          { name: 'look for anything left', module: 'libvirt_leak_check', args: { ...common, ...names } },
-        ],
+        steps: [libvirtLeakCheckStep({ ...common, ...names }, { name: 'look for anything left' })],
       },
     ],
   };

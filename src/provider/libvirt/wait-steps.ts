@@ -1,5 +1,8 @@
 import type { PlanStep } from '../../types/plan.js';
 import { cloudInitWaitStep } from '../cloud-init-wait.js';
+import { libvirtRemoveConfigIsoStep } from './modules/remove-config-iso.js';
+import { windowsFirstLogonStep } from './modules/windows-first-logon.js';
+import { libvirtWindowsInstallStep } from './modules/windows-install.js';
 
 /** Runs a step on the hypervisor the node's guest is placed on. */
 const onHypervisor = { delegateTo: '{{ hypervisor }}' };
@@ -18,11 +21,8 @@ export function libvirtWaitSteps(options: { uri: string; pool: string; windowsMi
 } {
   return {
     beforeConnect: [
-      {
-        name: 'Windows unattended install (watched from the hypervisor)',
-        module: 'libvirt_windows_install',
-        os: 'windows',
-        args: {
+      libvirtWindowsInstallStep(
+        {
           uri: options.uri,
           domain: '{{ libvirt_domain }}',
           disk: '{{ libvirt_system_disk }}',
@@ -31,30 +31,36 @@ export function libvirtWaitSteps(options: { uri: string; pool: string; windowsMi
           timeoutMinutes: options.windowsMinutes,
           setup: '{{ libvirt_windows_setup }}',
         },
-        keywords: onHypervisor,
-      },
+        {
+          name: 'Windows unattended install (watched from the hypervisor)',
+          os: 'windows',
+          keywords: onHypervisor,
+        },
+      ),
     ],
     afterConnect: [
       cloudInitWaitStep(),
-      {
-        name: 'Windows first-logon script finished (WinRM, firewall, network profile, OpenSSH)',
-        module: 'windows_first_logon',
-        os: 'windows',
-        args: { timeoutMinutes: options.windowsMinutes },
-      },
-      {
-        name: 'eject and delete the config ISO (it holds the Administrator password)',
-        module: 'libvirt_remove_config_iso',
-        os: 'windows',
-        args: {
+      windowsFirstLogonStep(
+        { timeoutMinutes: options.windowsMinutes },
+        {
+          name: 'Windows first-logon script finished (WinRM, firewall, network profile, OpenSSH)',
+          os: 'windows',
+        },
+      ),
+      libvirtRemoveConfigIsoStep(
+        {
           uri: options.uri,
           pool: options.pool,
           domain: '{{ libvirt_domain }}',
           volume: '{{ libvirt_config_volume }}',
           target: '{{ libvirt_config_target }}',
         },
-        keywords: onHypervisor,
-      },
+        {
+          name: 'eject and delete the config ISO (it holds the Administrator password)',
+          os: 'windows',
+          keywords: onHypervisor,
+        },
+      ),
     ],
   };
 }
