@@ -6,12 +6,12 @@ import { createPlaybookStepExecutor } from '../playbook/step-executor.js';
 export type ClusterRunOptions = Omit<RunPlanOptions, 'executeStep'>;
 
 /**
- * Runs a plan the way every command does (`up`, `down`, `verify`, `run`, `ci`): the engine
- * schedules tasks and hosts, and each step runs through the playbook task executor, so a
- * cluster playbook's steps get the same keywords (when, loop, until, changed_when, become, ...)
- * as `kubemix run`. The engine sits below the playbook layer and cannot import it; this is the
- * one place that joins them, so there is one step path. A fresh executor per run: it keeps what
- * each host registered during the run.
+ * Runs a cluster plan the way `up`, `down`, `verify` and `ci` do: the engine schedules tasks and
+ * hosts, and each step runs through the playbook task executor, so a cluster playbook's steps
+ * get the same keywords (when, loop, until, changed_when, become, ...) as `kubemix run`. The
+ * engine sits below the playbook layer and cannot import it; this is the one place that joins
+ * them, so there is one step path. A fresh executor per run: it keeps what each host registered
+ * during the run.
  */
 export function runClusterPlan(options: ClusterRunOptions): Promise<RunSummary> {
   return runPlan({ ...options, executeStep: createPlaybookStepExecutor() });
