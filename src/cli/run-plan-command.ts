@@ -1,8 +1,8 @@
 import { join } from 'node:path';
-import { type RunSummary, readSecrets, runPlan } from '../engine/index.js';
+import { runClusterPlan } from '../cluster/index.js';
+import { type RunSummary, readSecrets } from '../engine/index.js';
 import { EXIT } from '../errors/index.js';
 import { createTransportFactory } from '../executor/create-transport.js';
-import { createPlaybookStepExecutor } from '../playbook/step-executor.js';
 import { clusterKnownHostsPath } from '../provider/cluster-key.js';
 import type { RunEventListener } from '../types/events.js';
 import type { Plan } from '../types/plan.js';
@@ -108,7 +108,7 @@ export async function runPlanCommand(
   });
   let summary: RunSummary;
   try {
-    summary = await runPlan({
+    summary = await runClusterPlan({
       plan,
       clusterDir,
       // Hosts kubemix created are trusted on first use; their keys go to the cluster's own known_hosts.
@@ -116,10 +116,6 @@ export async function runPlanCommand(
         clusterKnownHosts: clusterKnownHostsPath(clusterDir),
         readSecret: secretReader(flags.ledgerDir ?? clusterDir),
       }),
-      // Steps run through the playbook task executor, which renders their templates itself
-      // (per loop item, with registered results in scope), so the engine passes args as written.
-      executeStep: createPlaybookStepExecutor(),
-      render: (value) => value,
       onEvent: session.onEvent,
       signal: session.signal,
       ...(flags.forks !== undefined ? { forks: flags.forks } : {}),

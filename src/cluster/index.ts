@@ -9,3 +9,4 @@ export { refuseUnusableCredentials, unusableCredentialWarnings } from './credent
 export { knownSecretValues } from './known-secrets.js';
 export { adminConfPath, defaultClusterDir, teardownDir } from './paths.js';
 export { withRecordedHosts } from './recorded-hosts.js';
+export { type ClusterRunOptions, runClusterPlan } from './run-plan.js';

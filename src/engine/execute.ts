@@ -6,11 +6,9 @@ import type { InventoryHost } from '../types/inventory.js';
 import type { ProvisionLedger } from '../types/provision.js';
 import type { ConnectionReport } from '../types/transport.js';
 import { Limiter } from './limiter.js';
-import { moduleStepExecutor } from './module-step-executor.js';
 import { OutputStore } from './outputs.js';
 import { assignHost } from './provision.js';
 import { Redactor } from './redactor.js';
-import { renderPlaceholders } from './render.js';
 import { resumePoint } from './resume.js';
 import { provisionLedger } from './run-ledger.js';
 import type { TaskRunContext, TaskRunResult } from './run-task.js';
@@ -157,8 +155,7 @@ function taskRunContext(
     hosts: run.hosts,
     limiter: new Limiter(run.forks),
     now: extra.now,
-    executeStep: options.executeStep ?? moduleStepExecutor,
-    render: options.render ?? renderPlaceholders,
+    executeStep: options.executeStep,
     redactor,
     emit: extra.emit,
     signal: run.aborter.signal,

@@ -8,11 +8,9 @@ export {
 export { forgetBuild, forgetRun } from './forget-run.js';
 export type { ClusterLock } from './lock.js';
 export { acquireLock, lockPath } from './lock.js';
-export { moduleStepExecutor } from './module-step-executor.js';
 export { HIDDEN_COMMAND, hiddenResult, NO_LOG_MESSAGE } from './no-log.js';
 export { applyProvisionUpdate, assignHost, liveResources } from './provision.js';
 export { REDACTED, Redactor } from './redactor.js';
-export { renderPlaceholders } from './render.js';
 export { DEFAULT_FORKS, runPlan } from './run-plan.js';
 export { backoffDelay, DEFAULT_RETRY_DELAY_MS, MAX_RETRY_DELAY_MS } from './run-step.js';
 export { secretFragments } from './secret-fragments.js';
@@ -38,5 +36,4 @@ export type {
   StepRequest,
   TaskSkipReason,
   TaskSummary,
-  TemplateRenderer,
 } from './types.js';

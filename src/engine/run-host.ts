@@ -116,7 +116,7 @@ export async function runHost(ctx: HostRunContext): Promise<HostRunResult> {
         continue;
       }
       const templateContext = ctx.outputs.context(ctx.plan.vars, host, ctx.hosts.values());
-      const limit = stepThrottle(ctx, step, templateContext);
+      const limit = stepThrottle(step);
       if (limit === undefined) return throttleFailure(ctx, step);
       const release = await ctx.throttles.of(index).acquire(limit);
       let result: Awaited<ReturnType<typeof runStep>>;
@@ -144,21 +144,12 @@ export async function runHost(ctx: HostRunContext): Promise<HostRunResult> {
 
 /**
  * The step's throttle for this host: 0 for none (also for runOnce steps, which Ansible does not
- * throttle), undefined when it does not render to an integer.
+ * throttle), undefined when it is not an integer. The step executor renders templates; the
+ * engine reads the throttle as written.
  */
-function stepThrottle(
-  ctx: HostRunContext,
-  step: PlanStep,
-  templateContext: Record<string, unknown>,
-): number | undefined {
+function stepThrottle(step: PlanStep): number | undefined {
   if (step.throttle === undefined || step.runOnce) return 0;
-  try {
-    return throttleValue(
-      typeof step.throttle === 'string' ? ctx.render(step.throttle, templateContext) : step.throttle,
-    );
-  } catch {
-    return undefined;
-  }
+  return throttleValue(step.throttle);
 }
 
 /** The step fails before it starts, as Ansible fails a task whose throttle is not an integer. */

@@ -12,7 +12,7 @@ import { lineBuffer } from './line-buffer.js';
 import { hiddenCommandOf, hiddenFailureReason, hiddenResult } from './no-log.js';
 import { registeredValue } from './outputs.js';
 import type { Redactor } from './redactor.js';
-import type { StepExecutor, StepFailure, StepRequest, TemplateRenderer } from './types.js';
+import type { StepExecutor, StepFailure, StepRequest } from './types.js';
 
 /** Base delay between attempts when a step sets none. */
 export const DEFAULT_RETRY_DELAY_MS = 1000;
@@ -35,7 +35,6 @@ export interface StepRunContext {
   /** Template context (see OutputStore.context). */
   templateContext: Record<string, unknown>;
   executeStep: StepExecutor;
-  render: TemplateRenderer;
   redactor: Redactor;
   /** Emits an event (the engine redacts it). */
   emit: (event: DistributiveOmit<RunEvent, 'time'>) => void;
@@ -67,28 +66,18 @@ export interface StepRunResult {
 }
 
 /**
- * Runs one step on one host: renders its args, runs attempts with exponential backoff and a
- * per-attempt time limit, emits step-start/step-output/step-retry/step-end and registers the
- * output. Never throws for a failure of the step.
+ * Runs one step on one host: runs attempts with exponential backoff and a per-attempt time limit
+ * (the args as written: the step executor renders them), emits
+ * step-start/step-output/step-retry/step-end and registers the output. Never throws for a
+ * failure of the step.
  */
 export async function runStep(ctx: StepRunContext): Promise<StepRunResult> {
   const { step, task, host } = ctx;
   const base = { task: task.name, host: host.name, step: step.name };
   const attempts = 1 + Math.max(0, step.retries ?? 0);
-  let rendered: PlanStep;
-  try {
-    rendered = { ...step, args: ctx.render(step.args, ctx.templateContext) as Record<string, unknown> };
-  } catch (error) {
-    ctx.emit({ type: 'step-start', ...base, attempt: 1 });
-    return fail(
-      ctx,
-      failedResult(`${step.module} (rendering args)`, (error as Error).message, 0, host.name),
-      undefined,
-    );
-  }
   for (let attempt = 1; attempt <= attempts; attempt += 1) {
     ctx.emit({ type: 'step-start', ...base, attempt });
-    const attemptRun = await runAttempt(ctx, rendered, attempt);
+    const attemptRun = await runAttempt(ctx, step, attempt);
     if (attemptRun.kind === 'interrupted') {
       ctx.emit({ type: 'step-end', ...base, status: 'failed', result: shown(ctx, attemptRun.result) });
       return { status: 'interrupted', message: `interrupted: task ${task.name}, host ${host.name}` };
@@ -214,7 +203,7 @@ function fail(ctx: StepRunContext, raw: CommandResult, outcome: ModuleRunResult 
   const result = step.secret
     ? { ...shown(ctx, raw), command: hiddenCommandOf(step.module) }
     : shown(ctx, raw);
-  // Without an outcome the step never ran (its args did not render, the executor threw): stderr
+  // Without an outcome the step never ran (the executor threw): stderr
   // holds that error, not output.
   const error = outcome ? describeFailure(outcome, raw) : raw.stderr || 'failed';
   const reason = step.secret

@@ -8,9 +8,6 @@ export type { StepExecutor, StepRequest } from '../types/step.js';
 /** Why a task did not run (the `task-skip` reasons, plus `interrupted` for Ctrl-C). */
 export type TaskSkipReason = Extract<RunEvent, { type: 'task-skip' }>['reason'];
 
-/** Resolves templates in step arguments. `vars` is the context: `{ vars, outputs, host, hosts }`. */
-export type TemplateRenderer = (value: unknown, vars: Record<string, unknown>) => unknown;
-
 /** Options of {@link runPlan}: one object, as every kubemix API. */
 export interface RunPlanOptions {
   plan: Plan;
@@ -29,10 +26,12 @@ export interface RunPlanOptions {
   onEvent?: RunEventListener;
   /** Aborting (Ctrl-C) kills running commands and ends the run as `interrupted`. */
   signal?: AbortSignal;
-  /** Runs one step attempt. Default: the module registry + runModule. */
-  executeStep?: StepExecutor;
-  /** Template hook for step args. Default: `{{ path.to.value }}` lookups only. */
-  render?: TemplateRenderer;
+  /**
+   * Runs one step attempt. The engine sits below the playbook layer, so the one executor users
+   * run (the playbook task executor, which renders a step's templates itself) is injected:
+   * `runClusterPlan` in src/cluster passes it; the engine passes step arguments as written.
+   */
+  executeStep: StepExecutor;
   /** Clock, for tests. */
   now?: () => Date;
   /**

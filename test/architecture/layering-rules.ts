@@ -54,8 +54,9 @@ export const ALLOWED: Readonly<Record<Layer, readonly Layer[]>> = {
   'provider/static': [...LIBRARY_BASE, 'provider', 'spec', 'versions', 'quote', 'timing'],
   'provider/libvirt': [...LIBRARY_BASE, 'provider', 'spec', 'versions', 'quote', 'timing', 'modules'],
   'provider/ec2': [...LIBRARY_BASE, 'provider', 'spec', 'versions', 'quote', 'timing', 'modules'],
-  // The run: engine sequences (it sees the transport contract, never a transport), executor
-  // opens transports and drives modules, modules turn arguments into commands.
+  // The run: engine sequences (it sees the transport contract, never a transport, and runs each
+  // step through the executor it is given: cluster/ passes the playbook one, the only one),
+  // executor opens transports and drives modules, modules turn arguments into commands.
   engine: [...LIBRARY_BASE, 'plan', 'executor', 'transport', 'fs', 'timing'],
   executor: [
     ...LIBRARY_BASE,
@@ -175,12 +176,6 @@ export const KNOWN_EXCEPTIONS: readonly KnownException[] = [
     from: 'spec/windows-release-rule.ts',
     to: 'manifests/windows-flannel-downloads.ts',
     why: 'spec validates against the Windows release-asset table kept in manifests/; issue #22 removes it (table beside the pins in versions/)',
-  },
-  // The engine's default executor, the path users never take.
-  {
-    from: 'engine/module-step-executor.ts',
-    to: 'modules/registry.ts',
-    why: 'engine drives modules itself, past the executor; issue #22 removes it (one step path)',
   },
   ...group(CONCRETE_TRANSPORT, [
     ['playbook/playbook-run.ts', 'transport/ssh/index.ts'],

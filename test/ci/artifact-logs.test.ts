@@ -2,10 +2,9 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ArtifactLogs, HOST_LOG_DIR } from '../../src/ci/artifact-logs.js';
-import { runPlan } from '../../src/engine/index.js';
+import { runClusterPlan } from '../../src/cluster/run-plan.js';
 import { parseTaskFile } from '../../src/playbook/parse-playbook.js';
 import { planStepFromTask } from '../../src/playbook/plan-step.js';
-import { createPlaybookStepExecutor } from '../../src/playbook/step-executor.js';
 import { localHosts, localTransports, makePlan, task } from '../engine/helpers.js';
 import { testTempDir } from '../helpers/temp.js';
 
@@ -23,12 +22,10 @@ describe("kubemix ci's per-host logs", () => {
       join(dir, 'steps.yml'),
     ).map((t) => planStepFromTask(t));
     const logs = await ArtifactLogs.open(join(dir, 'out'));
-    const summary = await runPlan({
+    const summary = await runClusterPlan({
       plan: makePlan([task('prepare-linux', [], ['node-1'], steps)], localHosts('node-1')),
       clusterDir: join(dir, 'cluster'),
       transports: localTransports,
-      executeStep: createPlaybookStepExecutor(),
-      render: (value) => value,
       onEvent: logs.listener,
     });
     await logs.close();

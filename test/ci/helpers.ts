@@ -6,7 +6,7 @@ import { buildSummary, type SummaryInput } from '../../src/ci/build-summary.js';
 import { RunRecorder } from '../../src/ci/run-recorder.js';
 import type { CiSummary } from '../../src/ci/summary-types.js';
 import { buildPhases } from '../../src/ci/timeline.js';
-import { runPlan } from '../../src/engine/index.js';
+import { runClusterPlan } from '../../src/cluster/run-plan.js';
 import type { RunSummary } from '../../src/engine/types.js';
 import type { RunEvent } from '../../src/types/events.js';
 import type { Plan } from '../../src/types/plan.js';
@@ -56,7 +56,7 @@ export async function runForSummary(
   const also = (event: RunEvent) => {
     for (const listener of options.listeners ?? []) listener(event);
   };
-  const build = await runPlan({
+  const build = await runClusterPlan({
     plan: options.build,
     clusterDir: join(options.clusterDir, 'build'),
     transports: localTransports,
@@ -69,7 +69,7 @@ export async function runForSummary(
   });
   let teardown: RunSummary | undefined;
   if (options.teardown)
-    teardown = await runPlan({
+    teardown = await runClusterPlan({
       plan: options.teardown,
       clusterDir: join(options.clusterDir, 'teardown'),
       transports: localTransports,

@@ -2,7 +2,8 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { lastRunLine } from '../../src/cli/last-run-line.js';
-import { readState, runPlan } from '../../src/engine/index.js';
+import { runClusterPlan } from '../../src/cluster/run-plan.js';
+import { readState } from '../../src/engine/index.js';
 import type { Plan } from '../../src/types/plan.js';
 import { localTransports, makePlan, shell, task, waitFor } from '../engine/helpers.js';
 import { testTempDir } from '../helpers/temp.js';
@@ -10,7 +11,12 @@ import { testTempDir } from '../helpers/temp.js';
 /** The line `kubemix status` prints for the state a real engine run left behind. */
 async function lineAfter(plan: Plan, signal?: AbortSignal, started?: () => Promise<void>) {
   const clusterDir = join(await testTempDir('last-run'), 'cluster');
-  const run = runPlan({ plan, clusterDir, transports: localTransports, ...(signal ? { signal } : {}) });
+  const run = runClusterPlan({
+    plan,
+    clusterDir,
+    transports: localTransports,
+    ...(signal ? { signal } : {}),
+  });
   await started?.();
   await run;
   const state = await readState(clusterDir);

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import { runClusterPlan } from '../../src/cluster/run-plan.js';
 import { runPlan } from '../../src/engine/index.js';
 import type { RunPlanOptions } from '../../src/engine/types.js';
 import type { TransportFactory } from '../../src/executor/transport-pool.js';
@@ -64,18 +65,16 @@ export function recorder() {
 }
 
 /**
- * Runs `plan` with real local processes for every host, recording its events;
- * `options` add to or replace any of runPlan's options (another `onEvent` replaces the recorder).
+ * Runs `plan` as every command runs one (runClusterPlan: the engine with the playbook step
+ * executor) with real local processes for every host, recording its events; `options` add to or
+ * replace any of runPlan's options (another `onEvent` replaces the recorder). An `executeStep`
+ * replaces the step executor, for tests of the engine's own scheduling around a step.
  */
 export async function runLocally(plan: Plan, clusterDir: string, options: Partial<RunPlanOptions> = {}) {
   const events = recorder();
-  const summary = await runPlan({
-    plan,
-    clusterDir,
-    transports: localTransports,
-    onEvent: events.onEvent,
-    ...options,
-  });
+  const { executeStep, ...rest } = options;
+  const run = { plan, clusterDir, transports: localTransports, onEvent: events.onEvent, ...rest };
+  const summary = await (executeStep ? runPlan({ ...run, executeStep }) : runClusterPlan(run));
   return { summary, events };
 }
 

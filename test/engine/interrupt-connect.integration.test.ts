@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runPlan } from '../../src/engine/index.js';
+import { runClusterPlan } from '../../src/cluster/run-plan.js';
 import type { TransportFactory } from '../../src/executor/transport-pool.js';
 import type { Transport } from '../../src/transport/types.js';
 import type { InventoryHost } from '../../src/types/inventory.js';
@@ -50,7 +50,7 @@ describe('Ctrl-C while a host is still connecting', () => {
       [host()],
     );
     const controller = new AbortController();
-    const run = runPlan({ plan, clusterDir: dir, transports: factory, signal: controller.signal });
+    const run = runClusterPlan({ plan, clusterDir: dir, transports: factory, signal: controller.signal });
     await waitFor(() => seen.connects > 0, 10_000, 'the connect to begin');
     controller.abort();
     const summary = await run;
@@ -74,7 +74,7 @@ describe('Ctrl-C while a host is still connecting', () => {
       [host({ createdBy: 'libvirt' })],
     );
     const controller = new AbortController();
-    const run = runPlan({ plan, clusterDir: dir, transports: factory, signal: controller.signal });
+    const run = runClusterPlan({ plan, clusterDir: dir, transports: factory, signal: controller.signal });
     await waitFor(() => seen.connects > 0, 10_000, 'the first connect attempt to begin');
     controller.abort();
     const summary = await run;

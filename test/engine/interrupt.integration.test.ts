@@ -2,7 +2,8 @@ import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { readState, runPlan } from '../../src/engine/index.js';
+import { runClusterPlan } from '../../src/cluster/run-plan.js';
+import { readState } from '../../src/engine/index.js';
 import { testTempDir } from '../helpers/temp.js';
 import { isRunning, lines, localTransports, makePlan, recorder, shell, task, waitFor } from './helpers.js';
 
@@ -28,7 +29,7 @@ describe('Ctrl-C (abort signal)', () => {
     ]);
     const controller = new AbortController();
     const events = recorder();
-    const run = runPlan({
+    const run = runClusterPlan({
       plan,
       clusterDir,
       transports: localTransports,
@@ -55,7 +56,12 @@ describe('Ctrl-C (abort signal)', () => {
 
     await writeFile(join(dir, 'fast'), '');
     const resumed = recorder();
-    const again = await runPlan({ plan, clusterDir, transports: localTransports, onEvent: resumed.onEvent });
+    const again = await runClusterPlan({
+      plan,
+      clusterDir,
+      transports: localTransports,
+      onEvent: resumed.onEvent,
+    });
     expect(again.status).toBe('succeeded');
     expect(resumed.started()).toEqual(['b', 'c']);
     expect(await lines(join(dir, 'log'))).toEqual(['a', 'b', 'b', 'c']);
@@ -73,7 +79,7 @@ describe('Ctrl-C (abort signal)', () => {
     ]);
     const controller = new AbortController();
     const events = recorder();
-    const run = runPlan({
+    const run = runClusterPlan({
       plan,
       clusterDir: dir,
       transports: localTransports,
@@ -89,7 +95,7 @@ describe('Ctrl-C (abort signal)', () => {
   it('starts nothing when the signal is already aborted', async () => {
     const dir = await testTempDir('engine');
     const plan = makePlan([task('t', [], ['localhost'], [shell('x', `touch ${dir}/ran`)])]);
-    const summary = await runPlan({
+    const summary = await runClusterPlan({
       plan,
       clusterDir: join(dir, 'c'),
       transports: localTransports,

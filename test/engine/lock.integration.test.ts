@@ -3,7 +3,8 @@ import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { acquireLock, runPlan } from '../../src/engine/index.js';
+import { runClusterPlan } from '../../src/cluster/run-plan.js';
+import { acquireLock } from '../../src/engine/index.js';
 import { isProcessAlive } from '../../src/engine/lock.js';
 import { ClusterLockedError } from '../../src/errors/index.js';
 import { testTempDir } from '../helpers/temp.js';
@@ -48,9 +49,9 @@ describe('cluster lock', () => {
         [shell('wait', `touch ${dir}/started; while [ ! -f ${dir}/go ]; do sleep 0.05; done`)],
       ),
     ]);
-    const first = runPlan({ plan, clusterDir, transports: localTransports });
+    const first = runClusterPlan({ plan, clusterDir, transports: localTransports });
     await waitFor(() => existsSync(join(dir, 'started')), 10_000, 'the first run to start');
-    await expect(runPlan({ plan, clusterDir, transports: localTransports })).rejects.toThrow(
+    await expect(runClusterPlan({ plan, clusterDir, transports: localTransports })).rejects.toThrow(
       ClusterLockedError,
     );
     await writeFile(join(dir, 'go'), '');
@@ -61,7 +62,9 @@ describe('cluster lock', () => {
   it('is released after a failed run', async () => {
     const dir = await testTempDir('engine');
     const plan = makePlan([task('bad', [], ['localhost'], [shell('x', 'exit 1')])]);
-    expect((await runPlan({ plan, clusterDir: dir, transports: localTransports })).status).toBe('failed');
+    expect((await runClusterPlan({ plan, clusterDir: dir, transports: localTransports })).status).toBe(
+      'failed',
+    );
     expect(existsSync(join(dir, 'lock'))).toBe(false);
   });
 });

@@ -1,7 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { readState, runPlan } from '../../src/engine/index.js';
+import { runClusterPlan } from '../../src/cluster/run-plan.js';
+import { readState } from '../../src/engine/index.js';
 import { registerModule } from '../../src/modules/registry.js';
 import type { Module, ModuleRun } from '../../src/modules/types.js';
 import { shQuote } from '../../src/quote/index.js';
@@ -76,7 +77,7 @@ function plan(dir: string, clusterDir: string) {
         'use',
         ['create-hosts'],
         ['node-1'],
-        [shell('address', `echo "{{ host.address }} {{ vars.instance_id }}" >> ${dir}/used`)],
+        [shell('address', `echo "{{ ansible_host }} {{ instance_id }}" >> ${dir}/used`)],
       ),
     ],
     [pending],
@@ -87,7 +88,11 @@ describe('provider records', () => {
   it('records intent before the create call, then the resource and the host assignment later tasks use', async () => {
     const dir = await testTempDir('provision');
     const clusterDir = join(dir, 'cluster');
-    const summary = await runPlan({ plan: plan(dir, clusterDir), clusterDir, transports: localTransports });
+    const summary = await runClusterPlan({
+      plan: plan(dir, clusterDir),
+      clusterDir,
+      transports: localTransports,
+    });
     expect(summary.status, summary.error).toBe('succeeded');
     expect(await readFile(join(dir, 'used'), 'utf8')).toBe('127.0.0.1 i-lab-node-1\n');
     const state = await readState(clusterDir);
@@ -106,8 +111,8 @@ describe('provider records', () => {
   it('reads the assigned inventory back on a later run (the plan still has no address)', async () => {
     const dir = await testTempDir('provision');
     const clusterDir = join(dir, 'cluster');
-    await runPlan({ plan: plan(dir, clusterDir), clusterDir, transports: localTransports });
-    const again = await runPlan({
+    await runClusterPlan({ plan: plan(dir, clusterDir), clusterDir, transports: localTransports });
+    const again = await runClusterPlan({
       plan: plan(dir, clusterDir),
       clusterDir,
       transports: localTransports,
@@ -121,7 +126,7 @@ describe('provider records', () => {
   it('records into another cluster directory state when asked (down records in the build state)', async () => {
     const dir = await testTempDir('provision');
     const clusterDir = join(dir, 'cluster');
-    await runPlan({ plan: plan(dir, clusterDir), clusterDir, transports: localTransports });
+    await runClusterPlan({ plan: plan(dir, clusterDir), clusterDir, transports: localTransports });
     const deleting: Module<Record<string, never>> = {
       name: 'test_provision_delete',
       os: 'linux',
@@ -136,7 +141,7 @@ describe('provider records', () => {
     const teardown = makePlan([
       task('destroy', [], ['localhost'], [{ name: 'delete', module: 'test_provision_delete', args: {} }]),
     ]);
-    const summary = await runPlan({
+    const summary = await runClusterPlan({
       plan: teardown,
       clusterDir: join(clusterDir, 'teardown'),
       transports: localTransports,

@@ -4,7 +4,8 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { readState, runPlan } from '../../src/engine/index.js';
+import { runClusterPlan } from '../../src/cluster/run-plan.js';
+import { readState } from '../../src/engine/index.js';
 import { isProcessAlive } from '../../src/engine/lock.js';
 import { testTempDir } from '../helpers/temp.js';
 import { lines, localTransports, makePlan, recorder, shell, task, waitFor } from './helpers.js';
@@ -79,7 +80,12 @@ describe('a run killed with SIGKILL mid-task', () => {
 
     await writeFile(join(dir, 'fast'), '');
     const events = recorder();
-    const summary = await runPlan({ plan, clusterDir, transports: localTransports, onEvent: events.onEvent });
+    const summary = await runClusterPlan({
+      plan,
+      clusterDir,
+      transports: localTransports,
+      onEvent: events.onEvent,
+    });
     expect(summary.status).toBe('succeeded');
     expect(events.started()).toEqual(['b', 'c']);
     expect(events.of('run-start')[0]?.resumedFrom?.sort()).toEqual(['a', ...quick.map((t) => t.name)].sort());

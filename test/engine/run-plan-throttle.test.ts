@@ -1,10 +1,9 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runPlan } from '../../src/engine/index.js';
+import { runClusterPlan } from '../../src/cluster/run-plan.js';
 import { THROTTLE_NOT_INTEGER } from '../../src/engine/throttle.js';
 import { parseTaskFile } from '../../src/playbook/parse-playbook.js';
 import { planStepFromTask } from '../../src/playbook/plan-step.js';
-import { createPlaybookStepExecutor } from '../../src/playbook/step-executor.js';
 import { testTempDir } from '../helpers/temp.js';
 import { lines, localHosts, localTransports, makePlan, recorder, task } from './helpers.js';
 
@@ -24,12 +23,10 @@ ${throttle === undefined ? '' : `  throttle: ${throttle}\n`}`;
 async function runTaskFile(dir: string, text: string, forks = 10) {
   const steps = parseTaskFile(text, join(dir, 'steps.yml')).map((t) => planStepFromTask(t));
   const events = recorder();
-  const summary = await runPlan({
+  const summary = await runClusterPlan({
     plan: makePlan([task('t', [], HOSTS, steps)], localHosts(...HOSTS)),
     clusterDir: join(dir, 'cluster'),
     transports: localTransports,
-    executeStep: createPlaybookStepExecutor(),
-    render: (value) => value,
     forks,
     onEvent: events.onEvent,
   });

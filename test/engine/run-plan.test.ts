@@ -77,7 +77,7 @@ describe('runPlan scheduling', () => {
     );
     // The host name reaches the command through the template context.
     for (const step of plan.tasks[0]!.steps)
-      step.args['cmd'] = String(step.args['cmd']).replace('$KM_HOST', '{{ host.name }}');
+      step.args['cmd'] = String(step.args['cmd']).replace('$KM_HOST', '{{ inventory_hostname }}');
     const { summary } = await runLocally(plan, join(dir, 'cluster'));
     expect(summary.status).toBe('succeeded');
     expect(await lines(join(dir, 'h1'))).toEqual(['first', 'second']);
@@ -94,7 +94,7 @@ describe('runPlan scheduling', () => {
           ['h1', 'h2', 'h3'],
           [
             shell('make token', `echo ran >> ${dir}/once; echo tok-42`, { runOnce: true, register: 'token' }),
-            shell('use token', `echo {{ outputs.token }} > ${dir}/{{ host.name }}`),
+            shell('use token', `echo {{ outputs.token }} > ${dir}/{{ inventory_hostname }}`),
           ],
         ),
       ],
@@ -213,7 +213,7 @@ describe('runPlan failures', () => {
       return localTransports(host);
     };
     const plan = makePlan(
-      [task('t', [], ['online', 'offline'], [shell('x', `touch ${dir}/ran-{{ host.name }}`)])],
+      [task('t', [], ['online', 'offline'], [shell('x', `touch ${dir}/ran-{{ inventory_hostname }}`)])],
       localHosts('online', 'offline'),
     );
     const { summary, events } = await runLocally(plan, join(dir, 'c'), { transports });

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { backoffDelay, MAX_RETRY_DELAY_MS, type StepExecutor } from '../../src/engine/index.js';
-import { moduleStepExecutor } from '../../src/engine/module-step-executor.js';
+import { backoffDelay, MAX_RETRY_DELAY_MS, readState, type StepExecutor } from '../../src/engine/index.js';
+import { createPlaybookStepExecutor } from '../../src/playbook/step-executor.js';
 import { testTempDir } from '../helpers/temp.js';
 import { lines, makePlan, runLocally, shell, task } from './helpers.js';
 
@@ -92,31 +92,25 @@ describe('step timeouts', () => {
 });
 
 describe('step execution hooks', () => {
-  it('routes every attempt through an injected executor with the rendered step', async () => {
+  it('routes every attempt through the executor with the step as written; the executor renders it', async () => {
     const dir = await testTempDir('engine');
     const seen: string[] = [];
+    const users = createPlaybookStepExecutor();
     const executor: StepExecutor = (request) => {
       seen.push(
         `${request.task.name}/${request.host.name}/${request.step.name}#${request.attempt}:${String(request.step.args['cmd'])}`,
       );
-      return moduleStepExecutor(request);
+      return users(request);
     };
     const plan = makePlan(
-      [task('t', [], ['localhost'], [shell('greet', 'echo {{ vars.greeting }}', { register: 'said' })])],
+      [task('t', [], ['localhost'], [shell('greet', 'echo {{ greeting }}', { register: 'said' })])],
       [],
       { greeting: 'hello' },
     );
-    const { summary } = await runLocally(plan, dir, { executeStep: executor });
+    const { summary } = await runLocally(plan, join(dir, 'c'), { executeStep: executor });
     expect(summary.status).toBe('succeeded');
-    expect(seen).toEqual(['t/localhost/greet#1:echo hello']);
-  });
-
-  it('uses an injected template renderer', async () => {
-    const dir = await testTempDir('engine');
-    const plan = makePlan([task('t', [], ['localhost'], [shell('x', `echo RAW > ${dir}/out`)])]);
-    const render = (value: unknown) => JSON.parse(JSON.stringify(value).replace('RAW', 'rendered'));
-    await runLocally(plan, join(dir, 'c'), { render });
-    expect(await lines(join(dir, 'out'))).toEqual(['rendered']);
+    expect(seen).toEqual(['t/localhost/greet#1:echo {{ greeting }}']);
+    expect((await readState(join(dir, 'c')))?.outputs['localhost']?.['said']).toBe('hello');
   });
 
   it('fails a step whose template refers to something undefined, naming it', async () => {
@@ -124,7 +118,10 @@ describe('step execution hooks', () => {
     const plan = makePlan([task('t', [], ['localhost'], [shell('x', 'echo {{ outputs.missing }}')])]);
     const { summary } = await runLocally(plan, dir);
     expect(summary.status).toBe('failed');
-    expect(summary.error).toContain('template refers to undefined "outputs.missing"');
+    // Ansible's wording (the playbook executor renders templates), naming the missing path.
+    expect(summary.error).toContain(
+      "The task includes an option with an undefined variable or a bad template. The error was: 'outputs.missing' is undefined",
+    );
   });
 
   it('streams output as step-output events, line by line', async () => {

@@ -1,8 +1,8 @@
 import { readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { readSecrets, runPlan } from '../../src/engine/index.js';
-import { createPlaybookStepExecutor } from '../../src/playbook/step-executor.js';
+import { runClusterPlan } from '../../src/cluster/run-plan.js';
+import { readSecrets } from '../../src/engine/index.js';
 import { testTempDir } from '../helpers/temp.js';
 import { localHosts, localTransports, makePlan, runLocally as runRecorded, shell, task } from './helpers.js';
 
@@ -90,7 +90,7 @@ describe('secret outputs', () => {
         [shell('use', `echo {{ outputs.join_token }} > ${dir}/used; echo {{ outputs.join_token }}`)],
       ),
     ]);
-    await runPlan({ plan, clusterDir, transports: localTransports, stopAfter: 'init' });
+    await runClusterPlan({ plan, clusterDir, transports: localTransports, stopAfter: 'init' });
     const { events, summary } = await runRecorded(plan, clusterDir);
     expect(summary.status).toBe('succeeded');
     expect(events.started()).toEqual(['use']);
@@ -121,7 +121,6 @@ const producers = [
     },
   ),
 ];
-const playbookSteps = { executeStep: createPlaybookStepExecutor(), render: (value: unknown) => value };
 
 describe('secrets derived from secret outputs', () => {
   it('are redacted by line and by word in commands, output, failures and state; the CA hash stays', async () => {
@@ -144,7 +143,7 @@ describe('secrets derived from secret outputs', () => {
         ],
       ),
     ]);
-    const { events, summary } = await runRecorded(plan, clusterDir, playbookSteps);
+    const { events, summary } = await runRecorded(plan, clusterDir);
     expect(summary.status).toBe('failed');
     const shown = `kubeadm join 10.0.0.1:6443 --token *** --discovery-token-ca-cert-hash ${CA_HASH} --control-plane --certificate-key ***`;
     const joinStep = events.of('step-end').find((e) => e.step === 'join');
@@ -183,8 +182,8 @@ describe('secrets derived from secret outputs', () => {
         ],
       ),
     ]);
-    await runPlan({ plan, clusterDir, transports: localTransports, stopAfter: 'init', ...playbookSteps });
-    const { events, summary } = await runRecorded(plan, clusterDir, playbookSteps);
+    await runClusterPlan({ plan, clusterDir, transports: localTransports, stopAfter: 'init' });
+    const { events, summary } = await runRecorded(plan, clusterDir);
     expect(summary.status).toBe('succeeded');
     expect(events.started()).toEqual(['use']);
     expect(events.of('step-end')[0]?.result.stdout).toBe('key=*** token=***\n');
@@ -207,7 +206,7 @@ describe('secrets derived from secret outputs', () => {
         ],
       ),
     ]);
-    const { events, summary } = await runRecorded(plan, clusterDir, playbookSteps);
+    const { events, summary } = await runRecorded(plan, clusterDir);
     expect(summary.failures).toEqual([
       {
         task: 'init',
@@ -259,7 +258,12 @@ describe('a failed no_log step', () => {
     const told = `${limit} (request signed for token ***) (output hidden by no_log)`;
     // The terminal prints summary.error and the failures; status prints the state's last run.
     expect(summary.error).toContain(told);
-    expect(summary.failures[0]).toMatchObject({ command: 'fail <hidden by no_log>', stderrTail: told });
+    // A failed `fail` step reads as exit code 1 on the step path users run (the playbook executor
+    // reports a module that ran no command as a failed result with exit code 1).
+    expect(summary.failures[0]).toMatchObject({
+      command: 'fail <hidden by no_log>',
+      stderrTail: `exit code 1: ${told}`,
+    });
     const taskEnd = events.of('task-end').find((e) => e.task === 'launch');
     expect(taskEnd?.error).toContain(told);
     const state = JSON.parse(await readFile(join(clusterDir, 'state.json'), 'utf8'));

@@ -1,12 +1,12 @@
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { runClusterPlan } from '../../src/cluster/run-plan.js';
 import {
   forgetBuild,
   forgetRun,
   readState,
   recordsLiveBuild,
-  runPlan,
   STATE_VERSION,
 } from '../../src/engine/index.js';
 import { KubemixError } from '../../src/errors/index.js';
@@ -27,7 +27,7 @@ describe('state file', () => {
       ],
       localHosts('node-1'),
     );
-    await runPlan({
+    await runClusterPlan({
       plan,
       clusterDir: dir,
       transports: localTransports,
@@ -57,7 +57,7 @@ describe('state file', () => {
     await expect(readState(dir)).rejects.toThrow(KubemixError);
     await expect(readState(dir)).rejects.toThrow(`state file ${join(dir, 'state.json')} is corrupt`);
     const plan = makePlan([task('a', [], ['localhost'], [shell('x', 'true')])]);
-    await expect(runPlan({ plan, clusterDir: dir, transports: localTransports })).rejects.toThrow(
+    await expect(runClusterPlan({ plan, clusterDir: dir, transports: localTransports })).rejects.toThrow(
       /is corrupt/,
     );
     expect(await readFile(join(dir, 'state.json'), 'utf8')).toBe('{"version": 1, "tasks": {');
@@ -93,9 +93,9 @@ describe('state file', () => {
   it('refuses a cluster directory that belongs to another cluster', async () => {
     const dir = await testTempDir('engine');
     const plan = makePlan([task('a', [], ['localhost'], [shell('x', 'true')])]);
-    await runPlan({ plan, clusterDir: dir, transports: localTransports });
+    await runClusterPlan({ plan, clusterDir: dir, transports: localTransports });
     await expect(
-      runPlan({ plan: { ...plan, cluster: 'other' }, clusterDir: dir, transports: localTransports }),
+      runClusterPlan({ plan: { ...plan, cluster: 'other' }, clusterDir: dir, transports: localTransports }),
     ).rejects.toThrow('belongs to cluster "lab", not "other"');
   });
 });
@@ -104,7 +104,7 @@ describe('forgetRun', () => {
   it('removes state.json and secrets.json so the next run starts over, and keeps the run logs', async () => {
     const dir = await testTempDir('engine');
     const plan = makePlan([task('a', [], ['node-1'], [shell('x', 'true')])], localHosts('node-1'));
-    await runPlan({ plan, clusterDir: dir, transports: localTransports });
+    await runClusterPlan({ plan, clusterDir: dir, transports: localTransports });
     await writeFile(join(dir, 'secrets.json'), '{}', { mode: 0o600 });
     await mkdir(join(dir, 'runs'));
     await writeFile(join(dir, 'runs', 'r.jsonl'), '{}\n');
@@ -113,7 +113,7 @@ describe('forgetRun', () => {
     expect(await readState(dir)).toBeUndefined();
     expect((await readdir(dir)).sort()).toEqual(['runs']);
     await forgetRun(dir);
-    const again = await runPlan({ plan, clusterDir: dir, transports: localTransports });
+    const again = await runClusterPlan({ plan, clusterDir: dir, transports: localTransports });
     expect(again.status).toBe('succeeded');
     expect((await readState(dir))?.tasks['a']?.status).toBe('done');
   });
@@ -123,7 +123,7 @@ describe('forgetBuild', () => {
   it('turns a finished build into history: tasks and secrets forgotten, the teardown recorded, the next run builds again', async () => {
     const dir = await testTempDir('engine');
     const plan = makePlan([task('a', [], ['node-1'], [shell('x', 'true')])], localHosts('node-1'));
-    await runPlan({ plan, clusterDir: dir, transports: localTransports });
+    await runClusterPlan({ plan, clusterDir: dir, transports: localTransports });
     await writeFile(join(dir, 'secrets.json'), '{}', { mode: 0o600 });
     expect(recordsLiveBuild(await readState(dir))).toBe(true);
     const tornDown = { at: '2026-11-28T12:00:00.000Z', eventLog: join(dir, 'teardown', 'runs', 'r.jsonl') };
@@ -133,7 +133,7 @@ describe('forgetBuild', () => {
     expect(recordsLiveBuild(state)).toBe(false);
     expect((await readdir(dir)).filter((f) => f.startsWith('secrets'))).toEqual([]);
     // The next run's state starts without the teardown record: the cluster exists again.
-    await runPlan({ plan, clusterDir: dir, transports: localTransports });
+    await runClusterPlan({ plan, clusterDir: dir, transports: localTransports });
     const rebuilt = await readState(dir);
     expect([rebuilt?.tasks['a']?.status, rebuilt?.tornDown]).toEqual(['done', undefined]);
     expect(recordsLiveBuild(rebuilt)).toBe(true);

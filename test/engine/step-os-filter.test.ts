@@ -20,8 +20,8 @@ describe('steps limited to one OS', () => {
           [],
           ['lin', 'win'],
           [
-            shell('linux only', `touch ${dir}/linux-{{ host.name }}`, { os: 'linux' }),
-            shell('everyone', `touch ${dir}/all-{{ host.name }}`),
+            shell('linux only', `touch ${dir}/linux-{{ inventory_hostname }}`, { os: 'linux' }),
+            shell('everyone', `touch ${dir}/all-{{ inventory_hostname }}`),
           ],
         ),
       ],

@@ -2,11 +2,10 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
-import { runPlan } from '../../src/engine/index.js';
+import { runClusterPlan } from '../../src/cluster/run-plan.js';
 import { assignHost } from '../../src/engine/provision.js';
 import { buildPlan } from '../../src/plan/index.js';
 import { loadClusterPlaybooks, playbooksDir } from '../../src/playbook/cluster-playbooks.js';
-import { createPlaybookStepExecutor } from '../../src/playbook/step-executor.js';
 import { clusterSpecSchema } from '../../src/spec/schema.js';
 import { LocalTransport } from '../../src/transport/local/index.js';
 import type { Plan, PlanStep } from '../../src/types/plan.js';
@@ -58,12 +57,10 @@ describe('the node address of a host kubemix connects to elsewhere', () => {
         },
       ],
     };
-    const summary = await runPlan({
+    const summary = await runClusterPlan({
       plan,
       clusterDir: join(work, 'cluster'),
       transports: (h) => new LocalTransport(h.name),
-      executeStep: createPlaybookStepExecutor(),
-      render: (value) => value,
     });
     expect(summary.error ?? '').toBe('');
     const docs = parseAllDocuments(await readFile(config, 'utf8')).map((d) => d.toJS());

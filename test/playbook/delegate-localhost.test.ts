@@ -1,8 +1,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runPlan } from '../../src/engine/index.js';
-import { createPlaybookStepExecutor } from '../../src/playbook/step-executor.js';
+import { runClusterPlan } from '../../src/cluster/run-plan.js';
 import type { PlanStep } from '../../src/types/plan.js';
 import { localHosts, localTransports, makePlan, recorder, task } from '../engine/helpers.js';
 import { testTempDir } from '../helpers/temp.js';
@@ -14,12 +13,10 @@ import { testTempDir } from '../helpers/temp.js';
 
 async function run(dir: string, step: PlanStep) {
   const events = recorder();
-  const summary = await runPlan({
+  const summary = await runClusterPlan({
     plan: makePlan([task('t', [], ['hv'], [step])], localHosts('hv')),
     clusterDir: join(dir, 'cluster'),
     transports: localTransports,
-    executeStep: createPlaybookStepExecutor(),
-    render: (value) => value,
     onEvent: events.onEvent,
   });
   return { summary, events };

@@ -2,9 +2,8 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { runPlan } from '../../src/engine/index.js';
+import { runClusterPlan } from '../../src/cluster/run-plan.js';
 import { loadClusterPlaybooks } from '../../src/playbook/cluster-playbooks.js';
-import { createPlaybookStepExecutor } from '../../src/playbook/step-executor.js';
 import { LocalTransport } from '../../src/transport/local/index.js';
 import type { RunEvent } from '../../src/types/events.js';
 import type { InventoryHost } from '../../src/types/inventory.js';
@@ -51,12 +50,10 @@ describe('cluster plan steps from task files', () => {
     };
     const events: RunEvent[] = [];
     const clusterDir = join(work, 'cluster');
-    const summary = await runPlan({
+    const summary = await runClusterPlan({
       plan,
       clusterDir,
       transports: (h) => new LocalTransport(h.name),
-      executeStep: createPlaybookStepExecutor(),
-      render: (value) => value,
       onEvent: (e) => events.push(e),
     });
     expect(summary.error ?? '').toBe('');

@@ -2,10 +2,9 @@ import { existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runPlan } from '../../src/engine/index.js';
+import { runClusterPlan } from '../../src/cluster/run-plan.js';
 import { ConnectionError } from '../../src/errors/index.js';
 import { parseInventory, parsePlaybook, runPlaybook } from '../../src/playbook/index.js';
-import { createPlaybookStepExecutor } from '../../src/playbook/step-executor.js';
 import { LocalTransport } from '../../src/transport/local/index.js';
 import type { InventoryHost } from '../../src/types/inventory.js';
 import type { Plan } from '../../src/types/plan.js';
@@ -99,7 +98,7 @@ describe('when is read before connecting (cluster plan steps)', () => {
         },
       ],
     };
-    const summary = await runPlan({
+    const summary = await runClusterPlan({
       plan,
       clusterDir: join(work, 'cluster'),
       transports: (h) => {
@@ -107,8 +106,6 @@ describe('when is read before connecting (cluster plan steps)', () => {
           throw new ConnectionError(h.name, 'connection refused (test host without a transport)');
         return new LocalTransport(h.name);
       },
-      executeStep: createPlaybookStepExecutor(),
-      render: (value) => value,
       onEvent: () => undefined,
     });
     expect(summary.error ?? '').toBe('');

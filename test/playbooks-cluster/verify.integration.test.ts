@@ -5,12 +5,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ClusterLab, startClusterLab } from '../../fixtures/lab/cluster-lab.js';
 import { compiledStandinsDir } from '../../fixtures/lab/install-standins.js';
 import { joinWindowsNode } from '../../fixtures/lab/windows-node.js';
-import { type RunSummary, readState, runPlan } from '../../src/engine/index.js';
+import { runClusterPlan } from '../../src/cluster/run-plan.js';
+import { type RunSummary, readState } from '../../src/engine/index.js';
 import { type ManifestVars, renderManifestObjects } from '../../src/manifests/index.js';
 import { parseInventory, playbooksDir } from '../../src/playbook/index.js';
 import { parseTaskFile } from '../../src/playbook/parse-playbook.js';
 import { planStepFromTask } from '../../src/playbook/plan-step.js';
-import { createPlaybookStepExecutor } from '../../src/playbook/step-executor.js';
 import type { RunEvent } from '../../src/types/events.js';
 import { CHECK_NAMES, type CheckResult, parseCheckResults } from '../../src/verify/checks.js';
 import { testTempDir } from '../helpers/temp.js';
@@ -43,7 +43,7 @@ async function runVerify(lab: ClusterLab, vars: Record<string, unknown>) {
   const steps = parseTaskFile(await readFile(file, 'utf8'), file).map((task) => planStepFromTask(task));
   const clusterDir = await testTempDir('verify-cluster');
   const events: RunEvent[] = [];
-  const summary: RunSummary = await runPlan({
+  const summary: RunSummary = await runClusterPlan({
     plan: {
       cluster: 'lab',
       hosts: [controller],
@@ -62,8 +62,6 @@ async function runVerify(lab: ClusterLab, vars: Record<string, unknown>) {
     },
     clusterDir,
     transports: (host) => labSsh(lab, host),
-    executeStep: createPlaybookStepExecutor(),
-    render: (value) => value,
     onEvent: (e) => events.push(e),
   });
   const state = await readState(clusterDir);

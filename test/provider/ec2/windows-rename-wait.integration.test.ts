@@ -8,10 +8,9 @@ import {
   userDataRename,
 } from '../../../fixtures/windows-sim/user-data-rename.js';
 import { type RunningWinrmServer, startWinrmServer } from '../../../fixtures/winrm-server/server.js';
-import { runPlan } from '../../../src/engine/index.js';
+import { runClusterPlan } from '../../../src/cluster/run-plan.js';
 import { createTransportFactory } from '../../../src/executor/create-transport.js';
 import { buildPlan } from '../../../src/plan/index.js';
-import { createPlaybookStepExecutor } from '../../../src/playbook/step-executor.js';
 import { clusterSpecSchema } from '../../../src/spec/schema.js';
 import type { InventoryHost } from '../../../src/types/inventory.js';
 import type { Plan } from '../../../src/types/plan.js';
@@ -99,12 +98,10 @@ describe('EC2 wait-for-hosts on a Windows instance its user data renames', () =>
       ],
     };
     const clusterDir = join(work, 'cluster');
-    const summary = await runPlan({
+    const summary = await runClusterPlan({
       plan,
       clusterDir,
       transports: createTransportFactory(),
-      executeStep: createPlaybookStepExecutor(),
-      render: (value) => value,
     });
     expect(summary.error ?? '').toBe('');
     const state = JSON.parse(await readFile(join(clusterDir, 'state.json'), 'utf8')) as {
