@@ -167,7 +167,7 @@ describe('junit.xml', () => {
 
   it('does not count a host that had finished its steps as stopped', async () => {
     // node-a finishes prepare-linux at once; node-b is still at it when the run is stopped.
-    const plan = buildPlan('test "{{ host.name }}" = node-a || sleep 30');
+    const plan = buildPlan('test "{{ inventory_hostname }}" = node-a || sleep 30');
     const controller = new AbortController();
     const summary = await runAndSummarise({
       build: plan,
