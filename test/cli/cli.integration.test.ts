@@ -1,6 +1,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { openPort } from '../helpers/tcp-port.js';
 import { testTempDirSync } from '../helpers/temp.js';
 import { MIXED_SHORT_FORM, runCli, tempHome } from './run-cli.js';
 
@@ -259,10 +260,7 @@ describe('kubemix up / status on a local static cluster', () => {
 describe('kubemix run', () => {
   it('runs a playbook on local inventory hosts and prints a PLAY RECAP', async () => {
     const work = testTempDirSync('run');
-    const { createServer } = await import('node:net');
-    const server = createServer((socket) => socket.end());
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const port = (server.address() as { port: number }).port;
+    const { port, close } = await openPort('');
     try {
       const result = await runCli(
         [
@@ -281,7 +279,7 @@ describe('kubemix run', () => {
       expect(result.stdout).toMatch(/web1\s+: ok=\d+\s+changed=\d+\s+unreachable=0\s+failed=0/);
       expect(result.exitCode).toBe(0);
     } finally {
-      server.close();
+      await close();
     }
   });
 

@@ -1,10 +1,11 @@
 import { writeFile } from 'node:fs/promises';
-import { createServer, type Server } from 'node:net';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runModule } from '../../src/executor/run-module.js';
 import { findModule } from '../../src/modules/registry.js';
 import { LocalTransport } from '../../src/transport/local/index.js';
+import { openPort } from '../helpers/tcp-port.js';
 import { testTempDir } from '../helpers/temp.js';
 import { context } from './drive.js';
 
@@ -14,16 +15,15 @@ const transport = new LocalTransport('node1');
 const run = (module: string, args: Record<string, unknown>) =>
   runModule({ module: findModule(module)!, args, context: context(), transport });
 
-let server: Server;
-let openPort: number;
+let server: Awaited<ReturnType<typeof openPort>>;
+let listeningPort: number;
 let closedPort: number;
 let dir: string;
 
 beforeAll(async () => {
   dir = await testTempDir('probes');
-  server = createServer((socket) => socket.end('SSH-2.0-banner\n'));
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  openPort = (server.address() as { port: number }).port;
+  server = await openPort('SSH-2.0-banner\n');
+  listeningPort = server.port;
   // A port that was just free: bound, read, released.
   const probe = createServer();
   await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
@@ -32,16 +32,21 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await new Promise((resolve) => server?.close(resolve));
+  await server?.close();
 });
 
 describe('wait_for on a real shell', () => {
   it('sees an open port (and its banner), and times out on a closed one', async () => {
-    expect(await run('wait_for', { host: '127.0.0.1', port: openPort, timeout: 5 })).toMatchObject({
+    expect(await run('wait_for', { host: '127.0.0.1', port: listeningPort, timeout: 5 })).toMatchObject({
       failed: false,
     });
     expect(
-      await run('wait_for', { host: '127.0.0.1', port: openPort, search_regex: '^SSH-2\\.0', timeout: 5 }),
+      await run('wait_for', {
+        host: '127.0.0.1',
+        port: listeningPort,
+        search_regex: '^SSH-2\\.0',
+        timeout: 5,
+      }),
     ).toMatchObject({ failed: false });
     const closed = await run('wait_for', { host: '127.0.0.1', port: closedPort, timeout: 1, sleep: 1 });
     expect(closed).toMatchObject({ failed: true });

@@ -4,8 +4,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatRecap, type PlaybookResult, runPlaybook } from '../../src/playbook/index.js';
 import type { RunEvent } from '../../src/types/events.js';
+import { openPort } from '../helpers/tcp-port.js';
 import { testTempDir } from '../helpers/temp.js';
-import { eventLog, FIXTURES, fixtureInventory, localTransports, openPort } from './helpers.js';
+import { eventLog, FIXTURES, fixtureInventory, localTransports } from './helpers.js';
 
 // The every-keyword fixture on three inventory hosts that are real local processes
 // (ansible_connection: local), with a TCP port opened here for wait_for.
