@@ -5,6 +5,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import type { InventoryHost } from '../../src/types/inventory.js';
+import { pollUntil } from './poll.js';
 import { makeTempDir } from './temp-dir.js';
 
 /** Options for {@link startLab}. */
@@ -113,19 +114,18 @@ export async function startLab(options: StartLabOptions): Promise<Lab> {
   child.on('exit', (code) => {
     exited = code;
   });
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    if (existsSync(join(dir, 'ready'))) break;
+  const ready = await pollUntil(
+    () => existsSync(join(dir, 'ready')) || existsSync(join(dir, 'failed')) || exited !== undefined,
+    { timeoutMs: 60_000, intervalMs: 20 },
+  );
+  if (!ready || !existsSync(join(dir, 'ready'))) {
     const failed = existsSync(join(dir, 'failed'));
-    if (failed || exited !== undefined || Date.now() > deadline) {
-      const why = failed
-        ? await readFile(join(dir, 'failed'), 'utf8')
-        : await readFile(join(dir, 'supervisor.log'), 'utf8').catch(() => '');
-      child.kill('SIGKILL');
-      await runLabScript(['stop', dir]).catch(() => undefined);
-      throw new Error(`lab did not start in ${dir}: ${why.trim() || 'timed out'}`);
-    }
-    await sleep(20);
+    const why = failed
+      ? await readFile(join(dir, 'failed'), 'utf8')
+      : await readFile(join(dir, 'supervisor.log'), 'utf8').catch(() => '');
+    child.kill('SIGKILL');
+    await runLabScript(['stop', dir]).catch(() => undefined);
+    throw new Error(`lab did not start in ${dir}: ${why.trim() || 'timed out'}`);
   }
   const labEnv = await readFile(join(dir, 'lab.env'), 'utf8');
   const mode = /MODE=netns/.test(labEnv) ? 'netns' : 'loopback';

@@ -1,4 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs';
+import { pollUntil } from './poll.js';
 
 /** A running process, as /proc shows it. */
 export interface ProcessInfo {
@@ -61,12 +62,14 @@ export function ancestorPids(): Set<number> {
  * process that was just signalled gets time to exit before it counts as left behind.
  */
 export async function stillRunningAfter(find: () => ProcessInfo[], ms: number): Promise<ProcessInfo[]> {
-  const until = Date.now() + ms;
-  let found = find();
-  while (found.length > 0 && Date.now() < until) {
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    found = find();
-  }
+  let found: ProcessInfo[] = [];
+  await pollUntil(
+    () => {
+      found = find();
+      return found.length === 0;
+    },
+    { timeoutMs: ms },
+  );
   return found;
 }
 

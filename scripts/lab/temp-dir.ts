@@ -17,18 +17,20 @@ export const TEMP_PREFIX = 'kmx-';
  */
 export const FORMER_TEMP_PREFIXES = ['kubemix-'] as const;
 
-function prefixFor(purpose: string): string {
+function prefixFor(purpose: string, parent = tmpdir()): string {
   if (!/^[a-z0-9][a-z0-9-]*$/.test(purpose))
     throw new TypeError(`temp dir purpose must be lower-case words joined by "-", got "${purpose}"`);
-  return join(tmpdir(), `${TEMP_PREFIX}${purpose}-`);
+  return join(parent, `${TEMP_PREFIX}${purpose}-`);
 }
 
 /**
  * Makes a fresh private (0700) directory `$TMPDIR/kmx-<purpose>-XXXXXX`. Whoever calls this
- * removes it (tests: see test/helpers/temp.ts, which removes its directories for you).
+ * removes it (tests: see test/helpers/temp.ts, which removes its directories for you). `parent`
+ * replaces $TMPDIR for a caller that must not take the process's (a global setup, whose TMPDIR is
+ * not the run's directory).
  */
-export function makeTempDir(purpose: string): Promise<string> {
-  return mkdtemp(prefixFor(purpose));
+export function makeTempDir(purpose: string, parent?: string): Promise<string> {
+  return mkdtemp(prefixFor(purpose, parent));
 }
 
 /** {@link makeTempDir} for synchronous code. */

@@ -5,6 +5,7 @@ import { connect, createServer } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { shQuote } from '../../src/quote/index.js';
+import { pollUntil } from './poll.js';
 
 const run = promisify(execFile);
 
@@ -154,16 +155,16 @@ export async function startWindowsSshHost(options: WindowsSshHostOptions): Promi
     started.once('exit', () => {
       exited = true;
     });
-    const deadline = Date.now() + 15_000;
-    while (!(await tcpOpen(address, port))) {
-      if (exited || Date.now() > deadline) {
-        const log = await readFile(sshdLogPath, 'utf8').catch(() => '');
-        started.kill('SIGKILL');
-        throw new Error(
-          `sshd for ${options.name} did not listen on ${address}:${port}: ${log.trim().split('\n').slice(-3).join(' ')}`,
-        );
-      }
-      await new Promise((resolve) => setTimeout(resolve, 20));
+    const listening = await pollUntil(async () => exited || (await tcpOpen(address, port)), {
+      timeoutMs: 15_000,
+      intervalMs: 20,
+    });
+    if (!listening || exited) {
+      const log = await readFile(sshdLogPath, 'utf8').catch(() => '');
+      started.kill('SIGKILL');
+      throw new Error(
+        `sshd for ${options.name} did not listen on ${address}:${port}: ${log.trim().split('\n').slice(-3).join(' ')}`,
+      );
     }
   };
 
@@ -175,8 +176,7 @@ export async function startWindowsSshHost(options: WindowsSshHostOptions): Promi
     current.kill('SIGKILL');
     await gone;
     // Without namespaces, sessions outlive the listener: wait until the port refuses at least.
-    for (let i = 0; i < 100 && (await tcpOpen(address, port)); i++)
-      await new Promise((r) => setTimeout(r, 20));
+    await pollUntil(async () => !(await tcpOpen(address, port)), { timeoutMs: 2_000, intervalMs: 20 });
   };
 
   await start();

@@ -3,6 +3,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { EXIT } from '../../src/errors/index.js';
+import { openEc2Spec } from '../helpers/open-ec2-spec.js';
 import { testTempDir } from '../helpers/temp.js';
 import { runCli, tempHome } from './run-cli.js';
 
@@ -182,18 +183,7 @@ describe('an unset password variable and a missing key file', () => {
 });
 
 describe('an EC2 operatorCidr of 0.0.0.0/0', () => {
-  const ec2 = (extra = '') => `name: openlab
-provider:
-  type: ec2
-  region: eu-west-1
-  operatorCidr: 0.0.0.0/0
-nodes:
-  controlPlane: { count: 1 }
-  workers:
-    - name: win
-      os: windows
-      count: 1${extra}
-`;
+  const ec2 = openEc2Spec;
   const warning =
     /^kubemix: warning: provider\.operatorCidr: 0\.0\.0\.0\/0 opens SSH, WinRM and the API server \(6443\) of every instance to the whole internet/m;
 

@@ -2,17 +2,10 @@ import { writeFile } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { loadClusterContext } from '../../src/cluster/index.js';
+import { openEc2Spec } from '../helpers/open-ec2-spec.js';
 import { testTempDir } from '../helpers/temp.js';
 
-// An EC2 spec open to the whole internet: valid, with one warning (src/spec/spec-warnings.ts).
-const openEc2 = `name: openlab
-provider:
-  type: ec2
-  region: eu-west-1
-  operatorCidr: 0.0.0.0/0
-nodes:
-  controlPlane: { count: 1 }
-`;
+const openEc2 = openEc2Spec();
 
 describe('loadClusterContext (the library call up, down and plan make)', () => {
   afterEach(() => {

@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { pollUntil } from '../../scripts/lab/poll.js';
 import { kubemix, tempClusterDir } from './helpers.js';
 
 // The standalone lab the demo script uses: `main.js start DIR` in its own process, kubemix
@@ -40,12 +41,10 @@ describe('the standalone mixed lab (main.js)', () => {
     });
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
     try {
-      const deadline = Date.now() + 60_000;
-      while (!existsSync(join(dir, 'lab.pid'))) {
-        if (Date.now() > deadline || child.exitCode !== null)
-          throw new Error(`the lab did not start: ${output}`);
-        await new Promise((r) => setTimeout(r, 100));
-      }
+      const started = await pollUntil(() => child.exitCode !== null || existsSync(join(dir, 'lab.pid')), {
+        timeoutMs: 60_000,
+      });
+      if (!started || !existsSync(join(dir, 'lab.pid'))) throw new Error(`the lab did not start: ${output}`);
       expect(Number(await readFile(join(dir, 'lab.pid'), 'utf8'))).toBe(child.pid);
       expect(output).toContain(`spec:        ${join(dir, 'spec.yaml')}`);
       // Windows hosts listen on their own address on the lab bridge (their inventory and node address).

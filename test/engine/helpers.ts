@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import { pollUntil } from '../../scripts/lab/poll.js';
 import { runClusterPlan } from '../../src/cluster/run-plan.js';
 import { runPlan } from '../../src/engine/index.js';
 import type { RunPlanOptions } from '../../src/engine/types.js';
@@ -95,11 +96,8 @@ export async function waitFor(
   ms = 10_000,
   what = 'condition',
 ): Promise<void> {
-  const until = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
+  if (!(await pollUntil(check, { timeoutMs: ms, intervalMs: 25 })))
+    throw new Error(`timed out waiting for ${what}`);
 }
 
 /**

@@ -1,6 +1,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
+import { pollUntil } from '../../scripts/lab/poll.js';
 import { testTempDir } from './temp.js';
 
 /** How a program in a {@link Terminal} ended: its exit status, or the signal that killed it. */
@@ -91,13 +92,14 @@ export async function openTerminal(options: {
 
   const screen = async () => (await tmux('capture-pane', '-p', '-J', '-S', '-')).stdout;
   const poll = async <T>(read: () => Promise<T | undefined>, ms: number, what: () => Promise<string>) => {
-    const until = Date.now() + ms;
-    for (;;) {
-      const found = await read();
-      if (found !== undefined) return found;
-      if (Date.now() > until) throw new Error(`timed out after ${ms} ms waiting for ${await what()}`);
-      await new Promise((resolve) => setTimeout(resolve, POLL_MS));
-    }
+    let found: T | undefined;
+    const seen = async () => {
+      found = await read();
+      return found !== undefined;
+    };
+    if (!(await pollUntil(seen, { timeoutMs: ms, intervalMs: POLL_MS })) || found === undefined)
+      throw new Error(`timed out after ${ms} ms waiting for ${await what()}`);
+    return found;
   };
   const shown = async () => `\n--- the terminal shows ---\n${await screen()}`;
 

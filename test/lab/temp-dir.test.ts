@@ -47,4 +47,15 @@ describe('temporary directories', () => {
     }
     expect(() => makeTempDir('../x')).toThrow('temp dir purpose must be lower-case words joined by "-"');
   });
+
+  it('go under the parent given instead of $TMPDIR when one is given', async () => {
+    const parent = await makeTempDir('unit-parent');
+    try {
+      const dir = await makeTempDir('unit-child', parent);
+      expect(dir.startsWith(`${parent}/kmx-unit-child-`)).toBe(true);
+      expect((await stat(dir)).mode & 0o777).toBe(0o700);
+    } finally {
+      await rm(parent, { recursive: true, force: true });
+    }
+  });
 });

@@ -122,11 +122,7 @@ export default async function setup(project: TestProject): Promise<(() => Promis
     return undefined;
   }
   // In the run's directory (test/setup/global.ts made it), so the run's leftover check covers it.
-  const saved = process.env['TMPDIR'];
-  process.env['TMPDIR'] = process.env['KMX_TEST_RUN_DIR'] ?? saved ?? '';
-  const root = await makeTempDir('shared-cluster');
-  if (saved === undefined) delete process.env['TMPDIR'];
-  else process.env['TMPDIR'] = saved;
+  const root = await makeTempDir('shared-cluster', process.env['KMX_TEST_RUN_DIR']);
 
   let lab: MixedClusterLab | undefined;
   try {

@@ -3,6 +3,7 @@ import { existsSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'nod
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Lab, startLab } from '../../../scripts/lab/lab.js';
+import { pollUntil } from '../../../scripts/lab/poll.js';
 import { ConnectionError, SecretRefError } from '../../../src/errors/index.js';
 import { SshTransport } from '../../../src/transport/ssh/index.js';
 import { testTempDirSync } from '../../helpers/temp.js';
@@ -125,7 +126,7 @@ describe('authentication', () => {
   it('logs in through ssh-agent with a key that exists only in the agent', async () => {
     const sock = join(dir, 'agent.sock');
     agent = spawn('ssh-agent', ['-D', '-a', sock], { stdio: 'ignore' });
-    for (let i = 0; i < 100 && !existsSync(sock); i++) await new Promise((r) => setTimeout(r, 20));
+    await pollUntil(() => existsSync(sock), { timeoutMs: 2_000, intervalMs: 20 });
     execFileSync('ssh-add', ['-q', join(dir, 'agent-only')], {
       env: { ...process.env, SSH_AUTH_SOCK: sock },
       stdio: 'ignore',
