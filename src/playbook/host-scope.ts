@@ -1,7 +1,7 @@
 import type { InventoryHost } from '../types/inventory.js';
 import { IMPLICIT_LOCALHOST } from './implicit-localhost.js';
 import { OMIT } from './omit.js';
-import type { PlaybookRun, PlayRun } from './playbook-run.js';
+import type { PlaybookRun, PlayRun } from './run-types.js';
 import type { Task } from './types.js';
 import { mergeVars } from './vars.js';
 

@@ -2,9 +2,8 @@ import { hiddenFailureReason, hiddenResult, NO_LOG_MESSAGE } from '../engine/no-
 import type { Redactor } from '../engine/redactor.js';
 import type { InventoryHost } from '../types/inventory.js';
 import type { TaskOutcome } from './execute-task-types.js';
-import { dropHost, type PlayRun } from './playbook-run.js';
 import { emptyStats } from './recap.js';
-import type { TaskRecord } from './run-types.js';
+import type { PlayRun, TaskRecord } from './run-types.js';
 import type { Task } from './types.js';
 
 /**
@@ -97,4 +96,11 @@ export function shownMessage(task: Task, outcome: TaskOutcome, redactor: Redacto
   if (!task.noLog) return outcome.msg === undefined ? undefined : redactor.text(outcome.msg);
   if (!outcome.failed) return NO_LOG_MESSAGE;
   return hiddenFailureReason(outcome.msg ?? 'failed', outcome.registered, redactor);
+}
+
+/** Takes a failed or unreachable host out of the play and of the rest of the run. */
+export function dropHost(playRun: PlayRun, name: string): void {
+  playRun.run.dropped.add(name);
+  const i = playRun.active.findIndex((h) => h.name === name);
+  if (i >= 0) playRun.active.splice(i, 1);
 }

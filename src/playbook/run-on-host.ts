@@ -7,7 +7,7 @@ import type { InventoryHost } from '../types/inventory.js';
 import { namesThisMachine } from '../types/localhost.js';
 import { type ExecuteTaskOptions, executeTask, outcomeOfWhen, type TaskOutcome } from './execute-task.js';
 import { IMPLICIT_LOCALHOST } from './implicit-localhost.js';
-import type { PlaybookRun } from './playbook-run.js';
+import type { PlaybookRun } from './run-types.js';
 import { syntheticFailure } from './synthetic-failure.js';
 import type { Task } from './types.js';
 

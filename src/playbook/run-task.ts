@@ -4,9 +4,9 @@ import type { InventoryHost } from '../types/inventory.js';
 import { hostScope, hostvarsOf } from './host-scope.js';
 import { mapLimit } from './map-limit.js';
 import { withPlayKeywords } from './play-keywords.js';
-import type { PlayRun } from './playbook-run.js';
 import { recordOutcome, shownMessage } from './record-outcome.js';
 import { runOnHost } from './run-on-host.js';
+import type { PlayRun } from './run-types.js';
 import { syntheticFailure } from './synthetic-failure.js';
 import type { Task } from './types.js';
 

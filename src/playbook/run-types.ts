@@ -1,7 +1,9 @@
+import type { Redactor } from '../engine/redactor.js';
 import type { TransportFactory, TransportPool } from '../executor/transport-pool.js';
 import type { RunEvent, RunEventListener, RunStatus, StepStatus } from '../types/events.js';
+import type { InventoryHost } from '../types/inventory.js';
 import type { HostStats } from './recap.js';
-import type { Inventory, Playbook } from './types.js';
+import type { Inventory, Play, Playbook, Task } from './types.js';
 
 /** Options of {@link runPlaybook}. */
 export interface RunPlaybookOptions {
@@ -57,3 +59,45 @@ type DistributiveOmit<T, K extends keyof T> = T extends unknown ? Omit<T, K> : n
 
 /** A RunEvent as the run code writes it: the emitter stamps the time. */
 export type UntimedRunEvent = DistributiveOmit<RunEvent, 'time'>;
+
+/** What every stage of one playbook run shares: its inputs, what it learnt so far, and its event sink. */
+export interface PlaybookRun {
+  options: RunPlaybookOptions;
+  playbook: Playbook;
+  inventory: Inventory;
+  extraVars: Record<string, unknown>;
+  forks: number;
+  pool: TransportPool;
+  redactor: Redactor;
+  /** Stamps, redacts and hands an event to the listener. */
+  emit: (event: UntimedRunEvent) => void;
+  stats: Record<string, HostStats>;
+  records: TaskRecord[];
+  /** set_fact values, per host. */
+  facts: Record<string, Record<string, unknown>>;
+  /** `register:` values, per host. */
+  registered: Record<string, Record<string, unknown>>;
+  /** Hosts out of the run (failed or unreachable): later plays skip them too. */
+  dropped: Set<string>;
+  hostByName: Map<string, InventoryHost>;
+  /** The `groups` magic variable. */
+  groupsVar: Record<string, string[]>;
+  /** `group_names` of each host. */
+  groupNames: Map<string, string[]>;
+  /** Hosts `--limit` lets through, when given. */
+  limitHosts?: Set<string>;
+}
+
+/** One play of a run: who it runs on and which handlers were notified. */
+export interface PlayRun {
+  run: PlaybookRun;
+  play: Play;
+  /** Every host of the play (`ansible_play_hosts_all`). */
+  hosts: InventoryHost[];
+  /** Hosts still in the play (`ansible_play_hosts`); failed and unreachable ones leave. */
+  active: InventoryHost[];
+  /** Variables of the play's vars_files. */
+  playVars: Record<string, unknown>;
+  /** Handlers notified, with the hosts that notified them. */
+  notified: Map<Task, Set<string>>;
+}

@@ -178,7 +178,7 @@ export const KNOWN_EXCEPTIONS: readonly KnownException[] = [
     why: 'spec validates against the Windows release-asset table kept in manifests/; issue #22 removes it (table beside the pins in versions/)',
   },
   ...group(CONCRETE_TRANSPORT, [
-    ['playbook/playbook-run.ts', 'transport/ssh/index.ts'],
+    ['playbook/run-playbook.ts', 'transport/ssh/index.ts'],
     ['playbook/step-executor.ts', 'transport/local/index.ts'],
   ]),
 ];
