@@ -25,7 +25,7 @@ esac
 
 # shellcheck disable=SC1091  # the shared lab start, checked on its own
 . scripts/lib/mixed-lab.sh
-[ -f dist/src/cli/main.js ] || npm run build >/dev/null
+[ -f dist/bundle/kubemix.js ] || npm run build >/dev/null
 # Not under /root: lab hosts get a private /root.
 dir="$(mktemp -d /tmp/kmx-try-ci-XXXXXX)"
 start_mixed_lab "$dir"

@@ -30,8 +30,8 @@ case "${1:-}" in
   *) usage >&2; exit 2 ;;
 esac
 
-kubemix() { node dist/src/cli/main.js "$@"; }
-[ -f dist/src/cli/main.js ] || npm run build >/dev/null
+kubemix() { node dist/bundle/kubemix.js "$@"; }
+[ -f dist/bundle/kubemix.js ] || npm run build >/dev/null
 
 dir="$(mktemp -d /tmp/kmx-try-ec2-XXXXXX)"
 moto_pid=''

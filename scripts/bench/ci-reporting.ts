@@ -1,8 +1,8 @@
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { startMixedClusterLab } from '../../fixtures/cluster-lab/mixed-lab.js';
+import { kubemixCli } from '../lab/kubemix-cli.js';
 import { makeTempDir } from '../lab/temp-dir.js';
 import { REALISTIC_DURATIONS } from './cluster-makespan.js';
 
@@ -20,7 +20,7 @@ export interface CiReportingResult {
   medianOverheadMs: number;
 }
 
-const cliPath = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
+const cliPath = kubemixCli();
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
 
 async function timed(args: string[]): Promise<number> {

@@ -1,10 +1,10 @@
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { startMixedClusterLab } from '../../fixtures/cluster-lab/mixed-lab.js';
 import { criticalPath } from '../../src/plan/index.js';
 import type { RunEvent } from '../../src/types/events.js';
 import type { Plan } from '../../src/types/plan.js';
+import { kubemixCli } from '../lab/kubemix-cli.js';
 
 /**
  * Durations (ms) of what a real mixed build spends its time on, from typical runs on small VMs:
@@ -38,7 +38,7 @@ export interface MakespanResult {
   ratioToSum: number;
 }
 
-const cliPath = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
+const cliPath = kubemixCli();
 
 /** Builds a 1 controller + 1 Linux + 1 Windows lab cluster with the durations scaled by `scale`. */
 export async function clusterMakespan(options: { scale: number }): Promise<MakespanResult> {

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { rm } from 'node:fs/promises';
-import { fileURLToPath } from 'node:url';
+import { kubemixCli } from '../lab/kubemix-cli.js';
 import { makeTempDir } from '../lab/temp-dir.js';
 import { writeTruePlaybook } from './ssh-floors.js';
 
@@ -13,7 +13,7 @@ export interface CommandMeasure {
   perTaskHostMs: number;
 }
 
-const cliPath = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
+const cliPath = kubemixCli();
 
 /** Runs a command under GNU time and reads its wall time and maximum resident set size. */
 export function timeCommand(

@@ -1,11 +1,11 @@
 import { readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { serveFiles } from '../../fixtures/libvirt/file-server.js';
 import { leftovers, removeTestStorage, testImage, writeLibvirtSpec } from '../../fixtures/libvirt/lab.js';
 import { ensureLibvirtd } from '../../fixtures/libvirt/libvirtd.js';
 import type { RunEvent } from '../../src/types/events.js';
+import { kubemixCli } from '../lab/kubemix-cli.js';
 import { makeTempDir } from '../lab/temp-dir.js';
 
 const loadAverage = async () => Number((await readFile('/proc/loadavg', 'utf8')).split(' ')[0]);
@@ -28,7 +28,7 @@ async function guestCpuSeconds(cluster: string): Promise<Record<string, number>>
   return cpu;
 }
 
-const cli = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
+const cli = kubemixCli();
 const storage = { dataDir: '/var/lib/kubemix-bench', pool: 'kubemix-bench' };
 
 /** One `kubemix up --stop-after wait-for-hosts` of a libvirt cluster, read back from its event log. */

@@ -1,15 +1,15 @@
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { serveFiles } from '../../fixtures/libvirt/file-server.js';
 import { leftovers, removeTestStorage, testImage } from '../../fixtures/libvirt/lab.js';
 import { ensureLibvirtd } from '../../fixtures/libvirt/libvirtd.js';
 import { writeOfflineLibvirtSpec } from '../../fixtures/libvirt/offline-artifacts.js';
+import { kubemixCli } from '../lab/kubemix-cli.js';
 import { makeTempDir } from '../lab/temp-dir.js';
 import { events } from './libvirt-boot.js';
 
-const cli = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
+const cli = kubemixCli();
 const cluster = {
   name: 'kmxbenchpl',
   cidr: '10.213.55.0/24',

@@ -3,7 +3,7 @@
 # build`): the built kubemix, and the mixed lab both run on (1 controller, 1 Linux worker,
 # 1 Windows worker; fixtures/cluster-lab/README.md).
 
-kubemix() { node dist/src/cli/main.js "$@"; }
+kubemix() { node dist/bundle/kubemix.js "$@"; }
 lab() { node dist/fixtures/cluster-lab/main.js "$@"; }
 
 # start_mixed_lab DIR: starts the lab in DIR (its output in DIR/lab.log), stops it when the

@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { parse } from 'yaml';
 import { z } from 'zod';
 import { SpecError } from '../errors/index.js';
+import { packageRoot } from '../fs/package-root.js';
 import type { DigestAlgorithm } from '../manifests/windows-release-assets.js';
 import { renderString } from '../template/index.js';
 
@@ -93,11 +94,9 @@ export interface Artifact {
   windowsVersion?: string;
 }
 
-/** Path of the artifacts list shipped in the package (from src/ under vitest and from dist/src/). */
+/** Path of the artifacts list shipped in the package. */
 export function artifactsFilePath(): string {
-  const here = fileURLToPath(new URL('.', import.meta.url));
-  const depth = here.includes('/dist/src/') ? '../../../' : '../../';
-  return fileURLToPath(new URL(`${depth}playbooks/artifacts.yaml`, import.meta.url));
+  return join(packageRoot(), 'playbooks', 'artifacts.yaml');
 }
 
 /**

@@ -1,9 +1,10 @@
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { packageRoot } from '../fs/package-root.js';
 
-/** kubemix's own version, from its package.json (works from src/ under vitest and from dist/src/). */
+/** kubemix's own version, from its package.json. */
 export function kubemixVersion(): string {
-  const depth = import.meta.url.includes('/dist/src/') ? '../../../' : '../../';
-  const pkg = JSON.parse(readFileSync(new URL(`${depth}package.json`, import.meta.url), 'utf8')) as {
+  const pkg = JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as {
     version: string;
   };
   return pkg.version;

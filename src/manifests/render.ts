@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import nunjucks from 'nunjucks';
 import { parseAllDocuments } from 'yaml';
+import { packageRoot } from '../fs/package-root.js';
 import { ManifestError } from './errors.js';
 import { checkManifestVars, type ManifestVars } from './vars.js';
 
@@ -26,11 +27,9 @@ export interface KubeObject {
   [key: string]: unknown;
 }
 
-/** Directory of the manifest templates (works from src/ under vitest and from dist/src/). */
+/** Directory of the manifest templates (with the trailing slash the template loader wants). */
 export function manifestTemplateDir(): string {
-  const here = fileURLToPath(new URL('.', import.meta.url));
-  const depth = here.includes('/dist/src/') ? '../../../' : '../../';
-  return fileURLToPath(new URL(`${depth}playbooks/templates/manifests/`, import.meta.url));
+  return `${join(packageRoot(), 'playbooks', 'templates', 'manifests')}/`;
 }
 
 /** Path of one manifest template. */

@@ -1,16 +1,13 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { packageRoot } from '../fs/package-root.js';
 import type { PlanStep } from '../types/plan.js';
 import { parseTaskFile } from './parse-playbook.js';
 import { planStepFromTask } from './plan-step.js';
 
-/** The playbooks directory shipped with kubemix (works from src/ under vitest and from dist/src/). */
+/** The playbooks directory shipped with kubemix. */
 export function playbooksDir(): string {
-  const here = fileURLToPath(new URL('.', import.meta.url));
-  return fileURLToPath(
-    new URL(here.includes('/dist/src/') ? '../../../playbooks' : '../../playbooks', import.meta.url),
-  );
+  return join(packageRoot(), 'playbooks');
 }
 
 /**

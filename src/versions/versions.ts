@@ -1,27 +1,15 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { parse } from 'yaml';
 import { SpecError, type SpecIssue } from '../errors/index.js';
+import { packageRoot } from '../fs/package-root.js';
 
 /** Pinned versions by name (playbooks/versions.yaml), after spec overrides. */
 export type Versions = Readonly<Record<string, string>>;
 
-/**
- * Path of the versions file shipped in the package: the nearest `playbooks/versions.yaml` above this
- * module, so it is found from src/ under vitest, from dist/src/, and from a bundle that joined
- * this module with others (the lab's stand-ins, scripts/lab/bundle-standins.ts).
- */
+/** Path of the versions file shipped in the package. */
 export function versionsFilePath(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (;;) {
-    const candidate = join(dir, 'playbooks', 'versions.yaml');
-    if (existsSync(candidate)) return candidate;
-    const parent = dirname(dir);
-    if (parent === dir)
-      throw new Error(`playbooks/versions.yaml not found above ${fileURLToPath(import.meta.url)}`);
-    dir = parent;
-  }
+  return join(packageRoot(), 'playbooks', 'versions.yaml');
 }
 
 /**

@@ -30,11 +30,11 @@ export const ALLOWED: Readonly<Record<Layer, readonly Layer[]>> = {
   quote: [],
   timing: [],
   verify: [],
-  versions: ['errors'],
+  versions: ['errors', 'fs'],
   template: [...LIBRARY_BASE, 'quote'],
-  manifests: [...LIBRARY_BASE, 'versions'],
+  manifests: [...LIBRARY_BASE, 'versions', 'fs'],
   kubeconfig: [...LIBRARY_BASE, 'fs'],
-  artifacts: [...LIBRARY_BASE, 'manifests', 'template'],
+  artifacts: [...LIBRARY_BASE, 'manifests', 'template', 'fs'],
   // The pure front: spec in, plan out.
   spec: [...LIBRARY_BASE, 'versions'],
   // plan asks the providers (their registry and contract in provider/) which machines and steps a spec needs.
@@ -88,6 +88,7 @@ export const ALLOWED: Readonly<Record<Layer, readonly Layer[]>> = {
     'template',
     'transport',
     'timing',
+    'fs',
   ],
   // The composition root of the library: a cluster as up, down and plan see it joins spec,
   // versions, playbooks and plans, and knows a provider's own files (the EC2 key's name, local

@@ -74,7 +74,9 @@ describe('the GitHub Actions example', () => {
     const uses = job.steps.filter((s) => s.if === 'always()').map((s) => s.uses?.split('@')[0]);
     expect(uses).toEqual(['actions/cache/save', 'actions/upload-artifact', 'mikepenz/action-junit-report']);
     // A cancelled job's teardown is finished by a step that still runs after the cancellation.
-    expect(job.steps.find((s) => s.if === 'cancelled()')?.run).toBe('node dist/src/cli/main.js down "$SPEC"');
+    expect(job.steps.find((s) => s.if === 'cancelled()')?.run).toBe(
+      'node dist/bundle/kubemix.js down "$SPEC"',
+    );
     // Every flag it passes to kubemix ci is one kubemix ci has.
     const run = job.steps.find((s) => s.run?.includes(' ci '))?.run ?? '';
     const flags = [...run.matchAll(/ (--[a-z-]+)/g)].map((m) => m[1]!);

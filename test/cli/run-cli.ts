@@ -1,12 +1,12 @@
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
+import { kubemixCli } from '../../scripts/lab/kubemix-cli.js';
 import { testTempDirSync } from '../helpers/temp.js';
 
 /** Repository root, from this file's place in test/cli. */
 export const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
-/** The built CLI (`npm run build` makes it). */
-export const cliPath = join(repoRoot, 'dist/src/cli/main.js');
+/** The built CLI as users run it (`npm run build` makes it). */
+export const cliPath = kubemixCli();
 
 /** Every kubemix command, for the tests that hold each of them to a rule (exit codes, -v). */
 export const COMMANDS = [

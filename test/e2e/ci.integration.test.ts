@@ -1,11 +1,11 @@
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { writeLabSpec } from '../../fixtures/cluster-lab/lab-spec.js';
 import { type MixedClusterLab, startMixedClusterLab } from '../../fixtures/cluster-lab/mixed-lab.js';
+import { kubemixCli } from '../../scripts/lab/kubemix-cli.js';
 import type { CiSummary } from '../../src/ci/summary-types.js';
 import { EXIT } from '../../src/errors/index.js';
 import { validateJunit } from '../ci/helpers.js';
@@ -22,7 +22,7 @@ let work: string;
 /** The cluster of the test running now, torn down after it if anything is left. */
 let current: { spec: string; clusterDir: string } | undefined;
 
-const cli = fileURLToPath(new URL('../../dist/src/cli/main.js', import.meta.url));
+const cli = kubemixCli();
 
 beforeAll(async () => {
   lab = await startMixedClusterLab({ controllers: 1, linuxWorkers: 1, windowsWorkers: 6, rebootDownMs: 200 });

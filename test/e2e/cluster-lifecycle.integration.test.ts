@@ -1,12 +1,12 @@
 import { existsSync } from 'node:fs';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { writeLabSpec } from '../../fixtures/cluster-lab/lab-spec.js';
 import { type ClusterLab, startClusterLab } from '../../fixtures/lab/cluster-lab.js';
+import { kubemixCli } from '../../scripts/lab/kubemix-cli.js';
 import type { CiSummary } from '../../src/ci/summary-types.js';
 import { kubemix, settleKubemixRuns, tempClusterDir } from './helpers.js';
 import { privateClusterDir, sharedCluster, sharedClusterState } from './shared-cluster.js';
@@ -19,7 +19,7 @@ import { privateClusterDir, sharedCluster, sharedClusterState } from './shared-c
 let lab: ClusterLab;
 let current: { spec: string; clusterDir: string } | undefined;
 
-const cli = fileURLToPath(new URL('../../dist/src/cli/main.js', import.meta.url));
+const cli = kubemixCli();
 
 beforeAll(async () => {
   lab = await startClusterLab({ count: 1 });

@@ -1,10 +1,10 @@
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
+import { kubemixCli } from '../../scripts/lab/kubemix-cli.js';
 import { testTempDir } from '../helpers/temp.js';
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
-const cliPath = join(repoRoot, 'dist/src/cli/main.js');
+const cliPath = kubemixCli();
 
 /** A fresh directory for a cluster's state. */
 export const tempClusterDir = () => testTempDir('e2e');

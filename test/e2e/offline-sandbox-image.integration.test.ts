@@ -9,6 +9,7 @@ import { writeLabSpec } from '../../fixtures/cluster-lab/lab-spec.js';
 import { type ClusterLab, startClusterLab } from '../../fixtures/lab/cluster-lab.js';
 import type { HostState } from '../../fixtures/lab/standins/runtime.js';
 import { type LabStaticRelease, makeStaticRelease } from '../../fixtures/lab/static-release.js';
+import { kubemixCli } from '../../scripts/lab/kubemix-cli.js';
 import { loadArtifactsFile, renderArtifacts } from '../../src/artifacts/index.js';
 import { artifactsCommand } from '../../src/cli/commands/artifacts.js';
 import { loadClusterContext } from '../../src/cluster/index.js';
@@ -76,7 +77,7 @@ beforeAll(async () => {
     await cp(join(repoRoot, entry), join(copy, entry), { recursive: true });
   await symlink(join(repoRoot, 'node_modules'), join(copy, 'node_modules'));
   await writeFile(join(copy, 'playbooks/templates/linux/containerd-config.toml.j2'), OLD_CONTAINERD_TEMPLATE);
-  oldCli = join(copy, 'dist/src/cli/main.js');
+  oldCli = kubemixCli(copy);
 }, 300_000);
 
 afterAll(async () => {

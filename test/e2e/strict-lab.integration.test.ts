@@ -5,6 +5,7 @@ import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeLabSpec } from '../../fixtures/cluster-lab/lab-spec.js';
 import { type ClusterLab, startClusterLab } from '../../fixtures/lab/cluster-lab.js';
+import { kubemixCli } from '../../scripts/lab/kubemix-cli.js';
 import { testTempDir } from '../helpers/temp.js';
 import { tempClusterDir } from './helpers.js';
 
@@ -46,7 +47,7 @@ async function brokenKubemix(edits: Edit[]): Promise<string> {
     expect(text, `${edit.file} still has what this case changes`).toMatch(edit.from);
     await writeFile(path, text.replace(edit.from, edit.to));
   }
-  return join(root, 'dist/src/cli/main.js');
+  return kubemixCli(root);
 }
 
 // The flannel waits give up after 20 s instead of 300 s: what fails here never converges.
