@@ -124,7 +124,7 @@ export class RunRecorder {
         const host = this.host(run, event.task, event.host);
         host.startedAt ??= at;
         // A step after a failed one: that failure was ignored (ignore_errors).
-        if (host.failure && event.attempt === 1) delete host.failure;
+        if (host.failure) delete host.failure;
         this.output.set(`${event.task}\u0000${event.host}`, []);
         return;
       }
@@ -138,6 +138,8 @@ export class RunRecorder {
       }
       case 'step-retry':
         this.host(run, event.task, event.host).retried = true;
+        // The next attempt starts: a failure shows the output of the attempt that failed last.
+        this.output.set(`${event.task}\u0000${event.host}`, []);
         return;
       case 'step-end': {
         const host = this.host(run, event.task, event.host);
