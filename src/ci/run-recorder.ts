@@ -56,7 +56,7 @@ const OUTPUT_TAIL_LINES = 10;
 export class RunRecorder {
   readonly tasks = new Map<string, RecordedTask>();
   readonly runs: Partial<Record<RunKind, RecordedRun>> = {};
-  /** How long each step took on each host (its last attempt), by {@link stepKey}. */
+  /** How long each step took on each host (its attempts and the waits between them), by {@link stepKey}. */
   readonly stepDurations = new Map<string, number>();
   /** Time spent in this recorder's listener, for the reporting budget. */
   busyMs = 0;
