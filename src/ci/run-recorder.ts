@@ -56,7 +56,7 @@ const OUTPUT_TAIL_LINES = 10;
 export class RunRecorder {
   readonly tasks = new Map<string, RecordedTask>();
   readonly runs: Partial<Record<RunKind, RecordedRun>> = {};
-  /** How long each step took on each host (its last attempt), by {@link stepKey}. */
+  /** How long each step took on each host (its attempts and the waits between them), by {@link stepKey}. */
   readonly stepDurations = new Map<string, number>();
   /** Time spent in this recorder's listener, for the reporting budget. */
   busyMs = 0;
@@ -124,7 +124,7 @@ export class RunRecorder {
         const host = this.host(run, event.task, event.host);
         host.startedAt ??= at;
         // A step after a failed one: that failure was ignored (ignore_errors).
-        if (host.failure && event.attempt === 1) delete host.failure;
+        if (host.failure) delete host.failure;
         this.output.set(`${event.task}\u0000${event.host}`, []);
         return;
       }
@@ -138,6 +138,8 @@ export class RunRecorder {
       }
       case 'step-retry':
         this.host(run, event.task, event.host).retried = true;
+        // The next attempt starts: a failure shows the output of the attempt that failed last.
+        this.output.set(`${event.task}\u0000${event.host}`, []);
         return;
       case 'step-end': {
         const host = this.host(run, event.task, event.host);

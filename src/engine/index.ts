@@ -12,7 +12,6 @@ export { HIDDEN_COMMAND, hiddenResult, NO_LOG_MESSAGE } from './no-log.js';
 export { applyProvisionUpdate, assignHost, liveResources } from './provision.js';
 export { REDACTED, Redactor } from './redactor.js';
 export { DEFAULT_FORKS, runPlan } from './run-plan.js';
-export { backoffDelay, DEFAULT_RETRY_DELAY_MS, MAX_RETRY_DELAY_MS } from './run-step.js';
 export { secretFragments } from './secret-fragments.js';
 export { readSecrets, secretsPath } from './secrets-store.js';
 export type { Selection, SelectOptions } from './select.js';

@@ -1,5 +1,4 @@
 import type { ModuleRunResult } from '../executor/run-module.js';
-import { abortableSleep as sleep } from '../timing/abortable-sleep.js';
 import type { Transport } from '../transport/types.js';
 import type { CommandResult } from '../types/command-result.js';
 import { failedResult } from '../types/command-result.js';
@@ -13,17 +12,6 @@ import { hiddenCommandOf, hiddenFailureReason, hiddenResult } from './no-log.js'
 import { registeredValue } from './outputs.js';
 import type { Redactor } from './redactor.js';
 import type { StepExecutor, StepFailure, StepRequest } from './types.js';
-
-/** Base delay between attempts when a step sets none. */
-export const DEFAULT_RETRY_DELAY_MS = 1000;
-/** Backoff never waits longer than this between two attempts (unless the step's base delay is longer). */
-export const MAX_RETRY_DELAY_MS = 60_000;
-
-/** Delay before the attempt after `failedAttempt` (1-based): base, 2x base, 4x base... capped. */
-export function backoffDelay(baseMs: number, failedAttempt: number): number {
-  const cap = Math.max(MAX_RETRY_DELAY_MS, baseMs);
-  return Math.min(baseMs * 2 ** (failedAttempt - 1), cap);
-}
 
 /** Everything one step run needs from the engine. */
 export interface StepRunContext {
@@ -66,67 +54,44 @@ export interface StepRunResult {
 }
 
 /**
- * Runs one step on one host: runs attempts with exponential backoff and a per-attempt time limit
- * (the args as written: the step executor renders them), emits
- * step-start/step-output/step-retry/step-end and registers the output. Never throws for a
- * failure of the step.
+ * Runs one step on one host: calls the step executor once (it renders the args as written and runs
+ * the step's attempts, retries and time limit included, in the playbook attempt loop,
+ * runWithRetries), emits step-start/step-output/step-progress/step-retry/step-end and registers
+ * the output. Never throws for a failure of the step.
  */
 export async function runStep(ctx: StepRunContext): Promise<StepRunResult> {
   const { step, task, host } = ctx;
   const base = { task: task.name, host: host.name, step: step.name };
-  const attempts = 1 + Math.max(0, step.retries ?? 0);
-  for (let attempt = 1; attempt <= attempts; attempt += 1) {
-    ctx.emit({ type: 'step-start', ...base, attempt });
-    const attemptRun = await runAttempt(ctx, step, attempt);
-    if (attemptRun.kind === 'interrupted') {
-      ctx.emit({ type: 'step-end', ...base, status: 'failed', result: shown(ctx, attemptRun.result) });
-      return { status: 'interrupted', message: `interrupted: task ${task.name}, host ${host.name}` };
-    }
-    if (attemptRun.kind === 'unrunnable') return fail(ctx, attemptRun.result, undefined);
-    const { outcome, result } = attemptRun;
-    if (!outcome.failed) {
-      if (step.register)
-        await ctx.register(host.name, step.register, registeredValue(outcome), step.secret === true);
-      const status: StepStatus = outcome.skipped ? 'skipped' : outcome.changed ? 'changed' : 'ok';
-      ctx.emit({ type: 'step-end', ...base, status, result: shown(ctx, result) });
-      return { status };
-    }
-    if (attempt < attempts) {
-      const delayMs = backoffDelay(step.delayMs ?? DEFAULT_RETRY_DELAY_MS, attempt);
-      ctx.emit({ type: 'step-retry', ...base, attempt, delayMs, result: shown(ctx, result) });
-      await sleep(delayMs, ctx.signal);
-      if (ctx.signal.aborted)
-        return { status: 'interrupted', message: `interrupted: task ${task.name}, host ${host.name}` };
-      continue;
-    }
-    if (step.register && step.ignoreErrors) {
-      await ctx.register(host.name, step.register, registeredValue(outcome), step.secret === true);
-    }
-    return fail(ctx, result, outcome);
+  ctx.emit({ type: 'step-start', ...base, attempt: 1 });
+  const run = await runExecutor(ctx, step);
+  if (run.kind === 'interrupted') {
+    ctx.emit({ type: 'step-end', ...base, status: 'failed', result: shown(ctx, run.result) });
+    return { status: 'interrupted', message: `interrupted: task ${task.name}, host ${host.name}` };
   }
-  throw new Error('unreachable: the attempt loop always returns');
+  if (run.kind === 'unrunnable') return fail(ctx, run.result, undefined);
+  const { outcome, result } = run;
+  if (!outcome.failed) {
+    if (step.register)
+      await ctx.register(host.name, step.register, registeredValue(outcome), step.secret === true);
+    const status: StepStatus = outcome.skipped ? 'skipped' : outcome.changed ? 'changed' : 'ok';
+    ctx.emit({ type: 'step-end', ...base, status, result: shown(ctx, result) });
+    return { status };
+  }
+  if (step.register && step.ignoreErrors) {
+    await ctx.register(host.name, step.register, registeredValue(outcome), step.secret === true);
+  }
+  return fail(ctx, result, outcome);
 }
 
-type AttemptRun =
+type ExecutorRun =
   | { kind: 'done'; outcome: ModuleRunResult; result: CommandResult }
   | { kind: 'unrunnable'; result: CommandResult }
   | { kind: 'interrupted'; result: CommandResult };
 
-async function runAttempt(ctx: StepRunContext, step: PlanStep, attempt: number): Promise<AttemptRun> {
-  const limit = new AbortController();
-  const timer = step.timeoutMs === undefined ? undefined : setTimeout(() => limit.abort(), step.timeoutMs);
-  const signal = AbortSignal.any([ctx.signal, limit.signal]);
-  const attemptStarted = performance.now();
-  const output = lineBuffer((stream, data) =>
-    ctx.emit({
-      type: 'step-output',
-      task: ctx.task.name,
-      host: ctx.host.name,
-      step: step.name,
-      stream,
-      data,
-    }),
-  );
+async function runExecutor(ctx: StepRunContext, step: PlanStep): Promise<ExecutorRun> {
+  const started = performance.now();
+  const base = { task: ctx.task.name, host: ctx.host.name, step: step.name };
+  const output = lineBuffer((stream, data) => ctx.emit({ type: 'step-output', ...base, stream, data }));
   try {
     const outcome = await ctx.executeStep({
       plan: ctx.plan,
@@ -135,47 +100,34 @@ async function runAttempt(ctx: StepRunContext, step: PlanStep, attempt: number):
       host: ctx.host,
       transport: ctx.transport,
       vars: ctx.templateContext,
-      attempt,
-      signal,
-      ...(step.timeoutMs === undefined ? {} : { timeoutMs: step.timeoutMs }),
+      signal: ctx.signal,
       onOutput: step.secret ? () => undefined : output.push,
       onProgress: step.secret
         ? () => undefined
-        : (message) =>
-            ctx.emit({
-              type: 'step-progress',
-              task: ctx.task.name,
-              host: ctx.host.name,
-              step: step.name,
-              message,
-            }),
+        : (message) => ctx.emit({ type: 'step-progress', ...base, message }),
+      onRetry: ({ attempt, delayMs, result }) => {
+        // The failed attempt's output comes before its retry, as it did on the wire.
+        output.flush();
+        ctx.emit({ type: 'step-retry', ...base, attempt, delayMs, result: shown(ctx, result) });
+      },
       delegate: ctx.delegate,
       ...(ctx.ledger ? { ledger: ctx.ledger } : {}),
     });
     output.flush();
-    let result = decisiveResult(outcome) ?? summaryResult(ctx, step, outcome);
+    const decisive = decisiveResult(outcome) ?? summaryResult(ctx, step, outcome);
     // Events show how long the step took: a module that waits between commands (reboot,
     // wait_for) takes longer than its last command.
-    result = {
-      ...result,
-      durationMs: Math.max(result.durationMs, Math.round(performance.now() - attemptStarted)),
+    const result = {
+      ...decisive,
+      durationMs: Math.max(decisive.durationMs, Math.round(performance.now() - started)),
     };
     if (ctx.signal.aborted) return { kind: 'interrupted', result };
-    if (limit.signal.aborted && outcome.failed && !result.timedOut) {
-      result = {
-        ...result,
-        timedOut: true,
-        stderr: `${result.stderr}\ntimed out after ${step.timeoutMs} ms`.trim(),
-      };
-    }
     return { kind: 'done', outcome, result };
   } catch (error) {
     output.flush();
     const result = failedResult(`${step.module} ${step.name}`, (error as Error).message, 0, ctx.host.name);
     if (ctx.signal.aborted) return { kind: 'interrupted', result };
     return { kind: 'unrunnable', result };
-  } finally {
-    if (timer) clearTimeout(timer);
   }
 }
 

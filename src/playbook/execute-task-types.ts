@@ -3,6 +3,7 @@ import type { CommandResult } from '../types/command-result.js';
 import type { StepStatus } from '../types/events.js';
 import type { InventoryHost } from '../types/inventory.js';
 import type { ProvisionLedger } from '../types/provision.js';
+import type { StepRetry } from '../types/step.js';
 import type { Task } from './types.js';
 
 /** Options of {@link executeTask}. */
@@ -23,8 +24,11 @@ export interface ExecuteTaskOptions {
   onOutput?: (chunk: OutputChunk) => void;
   /** What a long wait sees (never called for no_log tasks). */
   onProgress?: (message: string) => void;
-  /** Called before each new attempt of retries/until. */
-  onRetry?: (info: { attempt: number; delayMs: number; result: CommandResult }) => void;
+  /**
+   * Called after each failed attempt that another follows (retries/until), before the wait:
+   * `attempt` is the 1-based attempt that failed, `delayMs` the wait before the next one.
+   */
+  onRetry?: (retry: StepRetry) => void;
   /** Default time limit of each command, ms. */
   timeoutMs?: number;
   /** The state's provider records (provider modules inside kubemix up/down). */
@@ -48,7 +52,7 @@ export interface TaskOutcome {
   /** Handlers to notify (the task changed something). */
   notify: boolean;
   rebootRequired: boolean;
-  /** Every command result, in order. */
+  /** Every command result of the last attempt (of each loop item's last attempt), in order. */
   results: CommandResult[];
   /** The result shown in events: the last command, or a summary for modules that ran none. */
   lastResult: CommandResult;

@@ -3,8 +3,8 @@ import type { PlanStep } from '../types/plan.js';
 import type { Task } from './types.js';
 
 /**
- * A cluster plan step as a playbook task, so the engine can run it through executeTask:
- * retries without `until` retry failures, with the delay doubling each attempt.
+ * A cluster plan step as a playbook task with every field the step sets: retries without `until`
+ * retry failures (and lost connections), with the delay doubling each attempt.
  */
 export function taskFromPlanStep(step: PlanStep): Task {
   const task: Task = {
@@ -16,11 +16,8 @@ export function taskFromPlanStep(step: PlanStep): Task {
     listen: [],
     tags: [],
     vars: {},
-    backoff: 2,
+    ...attemptFields(step),
   };
-  if (step.retries !== undefined) task.retries = step.retries;
-  if (step.delayMs !== undefined) task.delay = step.delayMs / 1000;
-  if (step.timeoutMs !== undefined) task.timeoutMs = step.timeoutMs;
   if (step.register !== undefined) task.register = step.register;
   if (step.secret) task.noLog = true;
   if (step.runOnce) task.runOnce = true;
@@ -30,10 +27,28 @@ export function taskFromPlanStep(step: PlanStep): Task {
 }
 
 /**
+ * A step's time limit, and a code-built step's retries, as the task fields of the one attempt loop
+ * (runWithRetries): the delay doubles after each attempt (capped at 60 s, or the base delay when
+ * that is longer), and a lost connection is retried too, as the waits for a host's restart need.
+ */
+function attemptFields(step: PlanStep): Partial<Task> {
+  const fields: Partial<Task> = {};
+  if (step.timeoutMs !== undefined) fields.timeoutMs = step.timeoutMs;
+  if (step.retries !== undefined) {
+    fields.retries = step.retries;
+    if (step.delayMs !== undefined) fields.delay = step.delayMs / 1000;
+    fields.backoff = 2;
+    fields.retryUnreachable = true;
+  }
+  return fields;
+}
+
+/**
  * A playbook task as a cluster plan step. The engine owns what it does for every step (run_once,
- * no_log as a secret output, register into the state's outputs, ignore_errors, the per-attempt
- * time limit, throttle across the task's hosts); everything else (when, loop, retries/until,
- * changed_when, become, ...) stays in `keywords` for executeTask, exactly as written.
+ * no_log as a secret output, register into the state's outputs, ignore_errors, throttle across
+ * the task's hosts); the time limit is the step's `timeoutMs` (taskForPlanStep gives it back to
+ * the task); everything else (when, loop, retries/until, changed_when, become, ...) stays in
+ * `keywords` for executeTask, exactly as written.
  */
 export function planStepFromTask(task: Task, os?: HostOs): PlanStep {
   const { name, module, args, register, noLog, runOnce, ignoreErrors, timeoutMs, throttle, ...keywords } =
@@ -49,17 +64,17 @@ export function planStepFromTask(task: Task, os?: HostOs): PlanStep {
   return step;
 }
 
-/** The playbook task executeTask runs for a plan step (the engine's own keywords left out). */
+/**
+ * The playbook task executeTask runs for a plan step (the engine's own keywords left out), with
+ * the step's time limit and a code-built step's retries (see attemptFields).
+ */
 export function taskForPlanStep(step: PlanStep): Task {
   if (step.keywords === undefined) {
-    // A step built in code: the engine already retries it, so executeTask must not retry again.
+    // A step built in code: the engine owns run_once, ignore_errors, no_log and throttle.
     const {
-      retries: _retries,
-      delay: _delay,
       runOnce: _runOnce,
       ignoreErrors: _ignore,
       noLog: _noLog,
-      timeoutMs: _t,
       throttle: _throttle,
       ...task
     } = taskFromPlanStep(step);
@@ -76,6 +91,7 @@ export function taskForPlanStep(step: PlanStep): Task {
     name: step.name,
     module: step.module,
     args: step.args,
+    ...attemptFields(step),
   };
   // Register and no_log matter inside the task too: loop results are gathered under the name,
   // and no_log hides output from executeTask's own messages.

@@ -63,6 +63,7 @@ export async function runOnHost(
     vars,
     check: options.check === true,
     onOutput: output.push,
+    // `attempt` is the attempt that failed, as the renderers say ("attempt N failed").
     onRetry: ({ attempt, delayMs, result }) =>
       emit({
         type: 'step-retry',

@@ -52,7 +52,7 @@ async function runStep(
     signal: request.signal,
     onOutput: request.onOutput,
     onProgress: request.onProgress,
-    ...(request.timeoutMs === undefined ? {} : { timeoutMs: request.timeoutMs }),
+    onRetry: request.onRetry,
     ...(request.ledger ? { ledger: request.ledger } : {}),
   });
 }
@@ -79,7 +79,8 @@ function magicVariables({ plan, task, host }: StepRequest): Record<string, unkno
 
 /**
  * Runs cluster plan steps through the playbook task executor, so the cluster playbooks get the
- * same keywords (when, loop, until, changed_when, become, ...) as `kubemix run`.
+ * same keywords (when, loop, until, changed_when, become, ...) as `kubemix run`, and every step
+ * its attempts in the same loop (runWithRetries), which reports each retry through the request.
  *
  * Scope of a step: plan vars, host vars, Ansible's magic variables, `outputs` (what earlier
  * tasks registered, persisted in the state so it survives a resume), then what earlier steps of

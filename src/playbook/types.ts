@@ -30,8 +30,17 @@ export interface Task {
   retries?: number;
   /** Seconds between attempts (Ansible's `delay`, default 5 with `until`). */
   delay?: number;
-  /** Multiplies the delay after every attempt (1 = fixed, Ansible's behaviour; the cluster plan uses 2). */
+  /**
+   * Multiplies the delay after every attempt, capped at max(60 s, delay) (1 = fixed, Ansible's
+   * behaviour; steps built in code use 2). Not a playbook keyword.
+   */
   backoff?: number;
+  /**
+   * A lost connection (unreachable) is retried like a failure rather than ending the task, as
+   * Ansible would: steps built in code that wait out a restart (cloud-init restarting sshd, a
+   * Windows rename's reboot) set it. Not a playbook keyword.
+   */
+  retryUnreachable?: boolean;
   until?: Condition;
   changedWhen?: Condition;
   failedWhen?: Condition;
@@ -51,7 +60,10 @@ export interface Task {
   noLog?: boolean;
   /** `check_mode`: force (true) or disable (false) check mode for this task. */
   checkMode?: boolean;
-  /** Time limit of each command of the task, in ms (cluster plan steps). */
+  /**
+   * Ansible's `timeout`, in ms: the time limit of each attempt (a timed-out attempt ends the task,
+   * see runWithRetries), and of each command that sets none.
+   */
   timeoutMs?: number;
   /** `throttle`: at most this many hosts run the task at once (an int, or a template rendered per host). */
   throttle?: number | string;

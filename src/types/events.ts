@@ -27,6 +27,7 @@ export type RunEvent =
       task: string;
       reason: 'already-done' | 'stop-before' | 'stop-after' | 'dependency-failed' | 'no-hosts';
     })
+  /** A step starts on a host; its attempts follow as step-retry events (`attempt` is always 1). */
   | (EventBase & { type: 'step-start'; task: string; host: string; step: string; attempt: number })
   | (EventBase & {
       type: 'step-output';
@@ -48,6 +49,10 @@ export type RunEvent =
       message: string;
     })
   | (EventBase & {
+      /**
+       * An attempt failed and another follows after `delayMs` (retries/until, in `up` and `run`):
+       * `attempt` is the attempt that failed (1-based), `result` its last command.
+       */
       type: 'step-retry';
       task: string;
       host: string;

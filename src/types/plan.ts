@@ -31,11 +31,14 @@ export interface PlanStep {
   module: string;
   /** Module arguments. Strings may hold `{{ }}` templates resolved at run time. */
   args: Record<string, unknown>;
-  /** Extra attempts after the first failure. */
+  /**
+   * Extra attempts after the first failure (or lost connection), for steps built in code; run by
+   * the playbook attempt loop (runWithRetries), as a playbook step's retries/until are.
+   */
   retries?: number;
-  /** Base delay between attempts; doubled each attempt (exponential backoff). */
+  /** Base delay between attempts (default 1 s); doubled each attempt, capped at max(60 s, the base). */
   delayMs?: number;
-  /** Time limit of one attempt. */
+  /** Time limit of one attempt; an attempt that outlives it ends the step failed, as Ansible's `timeout`. */
   timeoutMs?: number;
   /** Save the step's stdout under this name in the state file's outputs for later tasks. */
   register?: string;

@@ -1,10 +1,24 @@
+import type { CommandResult } from './command-result.js';
 import type { InventoryHost } from './inventory.js';
 import type { ModuleRunResult } from './module-outcome.js';
 import type { Plan, PlanStep, PlanTask } from './plan.js';
 import type { ProvisionLedger } from './provision.js';
 import type { OutputChunk, Transport } from './transport.js';
 
-/** One attempt of one step on one host: what a {@link StepExecutor} is given. */
+/**
+ * A failed attempt that another follows (retries/until): what the attempt loop reports before it
+ * waits, and what the engine's `step-retry` event carries.
+ */
+export interface StepRetry {
+  /** The attempt that failed (1-based). */
+  attempt: number;
+  /** The wait before the next attempt, ms. */
+  delayMs: number;
+  /** The failed attempt's last command (or a summary of a module that ran none). Not redacted. */
+  result: CommandResult;
+}
+
+/** One step on one host, all its attempts: what a {@link StepExecutor} is given. */
 export interface StepRequest {
   plan: Plan;
   task: PlanTask;
@@ -15,16 +29,14 @@ export interface StepRequest {
   transport: Transport;
   /** The template context the args were rendered with (vars, outputs, host). */
   vars: Record<string, unknown>;
-  /** 1-based attempt number. */
-  attempt: number;
-  /** Aborted on Ctrl-C and when the attempt's time limit passes: pass it to every command. */
+  /** Aborted on Ctrl-C: pass it to every command. */
   signal: AbortSignal;
-  /** Time limit of this attempt (the step's `timeoutMs`), for commands that set none. */
-  timeoutMs?: number;
   /** Live output; the engine turns it into redacted `step-output` events. */
   onOutput: (chunk: OutputChunk) => void;
   /** What a long wait sees (one line, sent when it changes); the engine emits redacted `step-progress` events. */
   onProgress: (message: string) => void;
+  /** A failed attempt another follows; the engine emits a redacted `step-retry` event. */
+  onRetry: (retry: StepRetry) => void;
   /** Another plan host and its pooled transport, for delegate_to. Throws for an unknown host. */
   delegate: (hostName: string) => Promise<{ host: InventoryHost; transport: Transport }>;
   /** The state's provider records, for provider modules (see ProvisionLedger). */
@@ -32,8 +44,9 @@ export interface StepRequest {
 }
 
 /**
- * Runs one attempt of a step and reports the module outcome with every command result.
- * A failed command is a result (`failed: true`), which the engine may retry. Throwing means the
- * step cannot run at all (unknown module, bad arguments): the engine fails it without retrying.
+ * Runs one step on one host, its attempts included (the step's `retries`/`delayMs`/`timeoutMs`
+ * and its retries/until keywords: the playbook attempt loop, runWithRetries), and reports the
+ * module outcome of the last attempt with every command result. A failed command is a result
+ * (`failed: true`). Throwing means the step cannot run at all (unknown module): the engine fails it.
  */
 export type StepExecutor = (request: StepRequest) => Promise<ModuleRunResult>;

@@ -1,7 +1,10 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { backoffDelay, MAX_RETRY_DELAY_MS, readState, type StepExecutor } from '../../src/engine/index.js';
+import { readState, type StepExecutor } from '../../src/engine/index.js';
+import { ConnectionError } from '../../src/errors/index.js';
+import { MAX_GROWING_DELAY_MS, retryDelayMs } from '../../src/playbook/run-with-retries.js';
 import { createPlaybookStepExecutor } from '../../src/playbook/step-executor.js';
+import { LocalTransport } from '../../src/transport/local/index.js';
 import { testTempDir } from '../helpers/temp.js';
 import { lines, makePlan, runLocally, shell, task } from './helpers.js';
 
@@ -18,7 +21,8 @@ describe('step retries', () => {
     const { summary, events } = await runLocally(plan, join(dir, 'c'));
     expect(summary.status).toBe('succeeded');
     expect(await lines(join(dir, 'n'))).toEqual(['3']);
-    expect(events.of('step-start').map((e) => e.attempt)).toEqual([1, 2, 3]);
+    // One step-start per step: its attempts are the playbook loop's, reported as step-retry.
+    expect(events.of('step-start').map((e) => e.attempt)).toEqual([1]);
     const retries = events.of('step-retry');
     expect(retries.map((e) => [e.attempt, e.delayMs])).toEqual([
       [1, 20],
@@ -41,10 +45,95 @@ describe('step retries', () => {
   });
 
   it('doubles the delay from the base and caps it', () => {
-    expect([1, 2, 3, 4].map((n) => backoffDelay(1000, n))).toEqual([1000, 2000, 4000, 8000]);
-    expect(backoffDelay(1000, 30)).toBe(MAX_RETRY_DELAY_MS);
+    expect([1, 2, 3, 4].map((n) => retryDelayMs(1000, 2, n))).toEqual([1000, 2000, 4000, 8000]);
+    expect(retryDelayMs(1000, 2, 30)).toBe(MAX_GROWING_DELAY_MS);
     // A base longer than the cap is kept, not shortened.
-    expect(backoffDelay(90_000, 3)).toBe(90_000);
+    expect(retryDelayMs(90_000, 2, 3)).toBe(90_000);
+  });
+
+  it('runs a code-built step through the executor once, its attempts in the one loop', async () => {
+    const dir = await testTempDir('engine');
+    const users = createPlaybookStepExecutor();
+    let calls = 0;
+    const counted: StepExecutor = (request) => {
+      calls += 1;
+      return users(request);
+    };
+    const plan = makePlan([
+      task('t', [], ['localhost'], [shell('flaky', flaky(join(dir, 'n'), 4), { retries: 5, delayMs: 3 })]),
+    ]);
+    const { summary, events } = await runLocally(plan, join(dir, 'c'), { executeStep: counted });
+    expect(summary.status).toBe('succeeded');
+    expect(await lines(join(dir, 'n'))).toEqual(['4']);
+    expect(calls).toBe(1);
+    expect(events.of('step-start')).toHaveLength(1);
+    // Each failed attempt once, the delay doubling from the step's base.
+    expect(events.of('step-retry').map((e) => [e.attempt, e.delayMs])).toEqual([
+      [1, 3],
+      [2, 6],
+      [3, 12],
+    ]);
+  });
+
+  it('reports the retries of a playbook until-loop as step-retry events', async () => {
+    const dir = await testTempDir('engine');
+    const counter = join(dir, 'n');
+    const plan = makePlan([
+      task(
+        't',
+        [],
+        ['localhost'],
+        [
+          {
+            name: 'until three',
+            module: 'shell',
+            args: {
+              cmd: `n=$(cat ${counter} 2>/dev/null || echo 0); n=$((n+1)); echo $n > ${counter}; echo $n`,
+            },
+            register: 'count',
+            keywords: { until: 'count.stdout | int >= 3', retries: 4, delay: 0.004 },
+          },
+        ],
+      ),
+    ]);
+    const { summary, events } = await runLocally(plan, join(dir, 'c'));
+    expect(summary.status).toBe('succeeded');
+    // Ansible's delay does not grow.
+    expect(events.of('step-retry').map((e) => [e.attempt, e.delayMs, e.result.stdout])).toEqual([
+      [1, 4, '1\n'],
+      [2, 4, '2\n'],
+    ]);
+    expect(events.of('step-start')).toHaveLength(1);
+  });
+
+  it('retries a code-built step whose host could not be reached, as a wait for a restart needs', async () => {
+    const dir = await testTempDir('engine');
+    let refused = 0;
+    // The first command finds the host unreachable (sshd restarting), the next ones run.
+    const restarting = (host: { name: string }) => {
+      const local = new LocalTransport(host.name);
+      const run = local.exec.bind(local);
+      local.exec = async (request) => {
+        if (refused === 0) {
+          refused += 1;
+          throw new ConnectionError(host.name, 'connect ECONNREFUSED 127.0.0.1:22');
+        }
+        return run(request);
+      };
+      return local;
+    };
+    const plan = makePlan([
+      task(
+        't',
+        [],
+        ['localhost'],
+        [shell('after restart', 'echo up', { retries: 2, delayMs: 1, register: 'up' })],
+      ),
+    ]);
+    const { summary, events } = await runLocally(plan, join(dir, 'c'), { transports: restarting });
+    expect(summary.status).toBe('succeeded');
+    expect(events.of('step-retry').map((e) => e.attempt)).toEqual([1]);
+    expect((await readState(join(dir, 'c')))?.outputs['localhost']?.['up']).toBe('up');
   });
 });
 
@@ -66,39 +155,64 @@ describe('step timeouts', () => {
   it('gives every attempt its own time limit', async () => {
     const dir = await testTempDir('engine');
     const counter = join(dir, 'n');
-    // Hangs on the first attempt only.
-    const cmd = `n=$(cat ${counter} 2>/dev/null || echo 0); n=$((n+1)); echo $n > ${counter}; [ $n -ge 2 ] || sleep 30`;
+    // Two attempts of 1.2 s each under a 2 s limit: more than the limit together, within it each.
+    const cmd = `n=$(cat ${counter} 2>/dev/null || echo 0); n=$((n+1)); echo $n > ${counter}; sleep 1.2; [ $n -ge 2 ]`;
     const plan = makePlan([
-      task('t', [], ['localhost'], [shell('hang once', cmd, { timeoutMs: 300, retries: 1, delayMs: 10 })]),
+      task('t', [], ['localhost'], [shell('slow twice', cmd, { timeoutMs: 2000, retries: 1, delayMs: 1 })]),
     ]);
     const { summary, events } = await runLocally(plan, join(dir, 'c'));
     expect(summary.status).toBe('succeeded');
-    expect(events.of('step-retry')[0]?.result.timedOut).toBe(true);
+    expect(events.of('step-retry').map((e) => e.result.timedOut)).toEqual([false]);
   });
 
-  it('also stops an executor that ignores timeoutMs, through the attempt signal', async () => {
+  it('ends the step at an attempt that timed out, without the remaining attempts (as Ansible)', async () => {
     const dir = await testTempDir('engine');
-    const stubborn: StepExecutor = async (request) => {
-      await new Promise((resolve) => request.signal.addEventListener('abort', resolve, { once: true }));
-      return { changed: false, failed: true, msg: 'aborted', results: [] };
-    };
+    const counter = join(dir, 'n');
+    const cmd = `n=$(cat ${counter} 2>/dev/null || echo 0); n=$((n+1)); echo $n > ${counter}; sleep 30`;
     const plan = makePlan([
-      task('t', [], ['localhost'], [{ name: 'wait', module: 'custom', args: {}, timeoutMs: 200 }]),
+      task('t', [], ['localhost'], [shell('hang', cmd, { timeoutMs: 300, retries: 3, delayMs: 1 })]),
     ]);
-    const { summary } = await runLocally(plan, dir, { executeStep: stubborn });
+    const { summary, events } = await runLocally(plan, join(dir, 'c'));
+    expect(summary.status).toBe('failed');
+    expect(await lines(counter)).toEqual(['1']);
+    expect(events.of('step-retry')).toEqual([]);
+    expect(events.of('step-end')[0]?.result).toMatchObject({ timedOut: true, failed: true });
+    expect(summary.error).toContain('timed out after 300 ms');
+  });
+
+  it('also stops a module that ignores timeoutMs, through the attempt signal', async () => {
+    const dir = await testTempDir('engine');
+    // wait_for's own timeout (30 s) wins over the step's default for its commands; only the
+    // attempt's signal can stop its waiting.
+    const plan = makePlan([
+      task(
+        't',
+        [],
+        ['localhost'],
+        [
+          {
+            name: 'wait',
+            module: 'wait_for',
+            args: { path: join(dir, 'never'), timeout: 30, sleep: 1 },
+            timeoutMs: 300,
+          },
+        ],
+      ),
+    ]);
+    const { summary } = await runLocally(plan, dir);
     expect(summary.status).toBe('failed');
     expect(summary.error).toContain('timed out');
   });
 });
 
 describe('step execution hooks', () => {
-  it('routes every attempt through the executor with the step as written; the executor renders it', async () => {
+  it('routes the step through the executor as written; the executor renders it', async () => {
     const dir = await testTempDir('engine');
     const seen: string[] = [];
     const users = createPlaybookStepExecutor();
     const executor: StepExecutor = (request) => {
       seen.push(
-        `${request.task.name}/${request.host.name}/${request.step.name}#${request.attempt}:${String(request.step.args['cmd'])}`,
+        `${request.task.name}/${request.host.name}/${request.step.name}:${String(request.step.args['cmd'])}`,
       );
       return users(request);
     };
@@ -109,7 +223,7 @@ describe('step execution hooks', () => {
     );
     const { summary } = await runLocally(plan, join(dir, 'c'), { executeStep: executor });
     expect(summary.status).toBe('succeeded');
-    expect(seen).toEqual(['t/localhost/greet#1:echo {{ greeting }}']);
+    expect(seen).toEqual(['t/localhost/greet:echo {{ greeting }}']);
     expect((await readState(join(dir, 'c')))?.outputs['localhost']?.['said']).toBe('hello');
   });
 

@@ -82,7 +82,8 @@ describe('every-keyword.yml on local hosts', () => {
     const once = events.filter((e) => e.type === 'step-start' && e.task === 'run once for the whole play');
     expect(once.map((e) => (e as { host: string }).host)).toEqual(['web1']);
     const retries = events.filter((e) => e.type === 'step-retry' && e.host === 'web1');
-    expect(retries.map((e) => (e as { attempt: number }).attempt)).toEqual([2, 3]);
+    // The attempt that failed, as the renderers say ("attempt N failed").
+    expect(retries.map((e) => (e as { attempt: number }).attempt)).toEqual([1, 2]);
     expect(events[0]?.type).toBe('run-start');
     expect(events.at(-1)).toMatchObject({ type: 'run-end', status: 'succeeded' });
   });

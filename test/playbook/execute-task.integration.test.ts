@@ -44,8 +44,8 @@ describe('executeTask with cluster plan steps', () => {
     });
     expect(outcome).toMatchObject({ status: 'changed', failed: false, attempts: 3 });
     expect(retries).toEqual([
-      { attempt: 2, delayMs: 20 },
-      { attempt: 3, delayMs: 40 },
+      { attempt: 1, delayMs: 20 },
+      { attempt: 2, delayMs: 40 },
     ]);
     expect(await readFile(counter, 'utf8')).toBe('3\n');
   });
