@@ -11,7 +11,7 @@ import { assignHost } from './provision.js';
 import { Redactor } from './redactor.js';
 import { resumePoint } from './resume.js';
 import { provisionLedger } from './run-ledger.js';
-import type { TaskRunContext, TaskRunResult } from './run-task.js';
+import type { TaskRunContext, TaskRunResult } from './run-plan-task.js';
 import { schedule } from './schedule.js';
 import { readSecrets } from './secrets-store.js';
 import type { Selection } from './select.js';

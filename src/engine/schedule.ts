@@ -1,5 +1,5 @@
 import type { TaskGraph } from '../plan/graph.js';
-import { runTask, type TaskRunContext, type TaskRunResult } from './run-task.js';
+import { runTask, type TaskRunContext, type TaskRunResult } from './run-plan-task.js';
 import type { TaskSummary } from './types.js';
 
 /** Starts every task whose needs are done, until nothing is running and nothing more may start. */

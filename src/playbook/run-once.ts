@@ -2,10 +2,10 @@ import { ConnectionError, InternalError } from '../errors/index.js';
 import { runModule } from '../executor/run-module.js';
 import { findModule } from '../modules/registry.js';
 import { evaluateCondition, renderValue } from '../template/index.js';
+import type { ExecRequest, Transport } from '../transport/types.js';
 import type { ExecuteTaskOptions, SingleRun } from './execute-task-types.js';
 import { dropOmitted } from './omit.js';
 import { failure } from './task-outcome.js';
-import { type TaskBecome, taskTransport } from './task-transport.js';
 import { withVars } from './vars.js';
 
 /** Runs the module once with rendered arguments, then applies changed_when / failed_when. */
@@ -98,4 +98,30 @@ export async function runOnce(
     registered['msg'] = `The conditional check failed. The error was: ${(error as Error).message}`;
   }
   return run;
+}
+
+/** A task's `become`: off, on (root), or as a user. */
+export type TaskBecome = ExecRequest['become'];
+
+/** Adds the task's become and environment to every command a module runs. */
+export function taskTransport(
+  transport: Transport,
+  become: TaskBecome,
+  env: Record<string, string> | undefined,
+): Transport {
+  if (become === undefined && env === undefined) return transport;
+  return {
+    host: transport.host,
+    kind: transport.kind,
+    connect: () => transport.connect(),
+    close: () => transport.close(),
+    put: (request) => transport.put(request),
+    get: (request) => transport.get(request),
+    exec: (request) => {
+      const merged = { ...request };
+      if (request.become === undefined && become !== undefined) merged.become = become;
+      if (env !== undefined) merged.env = { ...env, ...request.env };
+      return transport.exec(merged);
+    },
+  };
 }

@@ -34,8 +34,9 @@ export type { PlaybookResult, RunPlaybookOptions, TaskRecord } from './run-types
  * the end of each tasks section on the hosts that notified them. Emits RunEvents with each
  * play task as a `task` and the task name as the `step`.
  *
- * Stages: this file (the run, its plays and their handlers), run-task.ts (a task on its hosts),
- * run-on-host.ts (on one host), execute-task.ts (the task's keywords on one host).
+ * The stages, each in its file: this one (the run, its plays and their handlers), run-task.ts (a
+ * task on its hosts, and on one host: when, delegate_to, its connection), execute-task.ts (loop
+ * items and attempts), run-once.ts (one module run with become and environment).
  */
 export async function runPlaybook(options: RunPlaybookOptions): Promise<PlaybookResult> {
   const started = Date.now();

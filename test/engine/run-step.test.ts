@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readState, type StepExecutor } from '../../src/engine/index.js';
 import { ConnectionError } from '../../src/errors/index.js';
-import { MAX_GROWING_DELAY_MS, retryDelayMs } from '../../src/playbook/run-with-retries.js';
+import { MAX_GROWING_DELAY_MS, retryDelayMs } from '../../src/playbook/execute-task.js';
 import { createPlaybookStepExecutor } from '../../src/playbook/step-executor.js';
 import { LocalTransport } from '../../src/transport/local/index.js';
 import { testTempDir } from '../helpers/temp.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { MAX_GROWING_DELAY_MS, retryDelayMs } from '../../src/playbook/execute-task.js';
 import { taskForPlanStep } from '../../src/playbook/plan-step.js';
-import { MAX_GROWING_DELAY_MS, retryDelayMs } from '../../src/playbook/run-with-retries.js';
 import type { Task } from '../../src/playbook/types.js';
 import { cloudInitWaitStep } from '../../src/provider/cloud-init-wait.js';
 import { windowsRenamedWaitStep } from '../../src/provider/ec2/windows-rename-wait.js';

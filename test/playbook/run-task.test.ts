@@ -29,7 +29,7 @@ const retries = (events: RunEvent[]) =>
 
 let work: string;
 beforeEach(async () => {
-  work = await testTempDir('run-on-host');
+  work = await testTempDir('run-task');
 });
 afterEach(() => rm(work, { recursive: true, force: true }));
 
