@@ -112,6 +112,22 @@ describe('kubeadm.exe reset leaves the pod network on the host', () => {
     expect(host.fs.read('C:/run/flannel/subnet.env')?.toString()).toContain('FLANNEL_SUBNET=10.244.1.1/24');
   });
 
+  it('keeps them when the control plane was reset first: they are on the host, not in the cluster', async () => {
+    const host = sim.host('win1');
+    await joinWin1();
+    // `kubemix down` resets every node at once; the control plane's reset can end before win1's
+    // starts, and with the last control plane the cluster goes (ClusterState.resetNode).
+    await state.reset('cp1');
+    expect((await state.read()).cluster).toBeUndefined();
+    expect((await cmd('& C:/k/kubeadm.exe reset -f')).code).toBe(0);
+    expect([...hnsNetworks(host).values()]).toEqual([
+      { name: 'flannel.4096', type: 'Overlay', subnet: '10.244.1.0/24' },
+    ]);
+    expect(host.fs.read('C:/run/flannel/subnet.env')?.toString()).toContain('FLANNEL_SUBNET=10.244.1.1/24');
+    // Found once: the record is win1's, and its reset consumed it.
+    expect((await state.read()).hostFootprints).toBeUndefined();
+  });
+
   it('a new join on the host carries the cached source VIP file into its node record, and run.ps1 replaces it', async () => {
     await joinWin1();
     await cmd('& C:/k/kubeadm.exe reset -f');
