@@ -36,9 +36,9 @@ export interface Task {
    */
   backoff?: number;
   /**
-   * A lost connection (unreachable) is retried like a failure rather than ending the task, as
-   * Ansible would: steps built in code that wait out a restart (cloud-init restarting sshd, a
-   * Windows rename's reboot) set it. Not a playbook keyword.
+   * A lost connection (unreachable) is retried like a failure. Ansible instead ends the task at
+   * once (task_executor.py lines 639-640 at v2.17.0); steps built in code that wait out a restart
+   * (cloud-init restarting sshd, a Windows rename's reboot) need the retry. Not a playbook keyword.
    */
   retryUnreachable?: boolean;
   until?: Condition;
