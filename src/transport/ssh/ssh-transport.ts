@@ -29,6 +29,8 @@ export class SshTransport implements Transport {
   private target: ResolvedTarget | undefined;
   private connecting: Promise<void> | undefined;
   private lastLoss: string | undefined;
+  /** How often close() ran: a connect under way when it changes was abandoned. */
+  private closes = 0;
   private shellUnavailable = false;
 
   constructor(private readonly options: SshTransportOptions) {
@@ -70,7 +72,13 @@ export class SshTransport implements Transport {
   }
 
   private async doConnect(): Promise<void> {
-    this.target = await resolveTarget(this.options);
+    const closes = this.closes;
+    const target = await resolveTarget(this.options);
+    // close() ran while the options were resolved (key files, passphrase): no pool existed for it
+    // to close, so this connect must not open one, or its connection outlives the transport (a
+    // finished run's process then never exits).
+    if (closes !== this.closes) throw new ConnectionError(this.host, 'the transport was closed while connecting');
+    this.target = target;
     this.pool?.close();
     const pool = new ConnectionPool({
       label: this.host,
@@ -83,9 +91,10 @@ export class SshTransport implements Transport {
       },
     });
     this.pool = pool;
+    // From here close() closes this pool, and a connection that opens after it is ended.
     await pool.ensureConnected();
     this.lastLoss = undefined;
-    if (this.powershell) return;
+    if (this.powershell || closes !== this.closes) return;
     // Warm one shell so the first command does not pay for it; a host without /bin/sh still works.
     try {
       pool.releaseShell(await pool.acquireShell());
@@ -191,6 +200,7 @@ export class SshTransport implements Transport {
 
   /** Closes shells and connections; a later connect() or exec() opens them again. */
   async close(): Promise<void> {
+    this.closes++;
     const pool = this.pool;
     this.pool = undefined;
     // A connect still under way is abandoned: the next connect() starts afresh instead of waiting

@@ -1,3 +1,4 @@
+import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Lab, startLab } from '../../../scripts/lab/lab.js';
 import { ConnectionError, HostKeyError } from '../../../src/errors/index.js';
@@ -5,6 +6,12 @@ import { SshTransport } from '../../../src/transport/ssh/index.js';
 import { labHost, labTransport } from './helpers.js';
 
 let lab: Lab;
+
+/** This process's established TCP connections to address:port (ss(8) lists them with their pid). */
+async function established(address: string, port: number): Promise<string[]> {
+  const { stdout } = await execa('ss', ['-Htnp', 'state', 'established', 'dst', `${address}:${port}`]);
+  return stdout.split('\n').filter((line) => line.includes(`pid=${process.pid},`));
+}
 
 beforeAll(async () => {
   lab = await startLab({ count: 3 });
@@ -93,6 +100,23 @@ describe('unreachable hosts and lost connections', () => {
     // The dead connection is noticed (EOF) and replaced: the next command just runs.
     const result = await t.exec({ command: 'echo two' });
     expect(result).toMatchObject({ failed: false, exitCode: 0, stdout: 'two\n' });
+    await t.close();
+  });
+
+  it('close() while connect() still reads its options: the connect fails as closed and no connection is left open', async () => {
+    // Seen in a qemu e2e run under load: `up` ended (run-end written) but its process never
+    // exited, holding an SSH connection to a hypervisor that was opened after its transport closed.
+    const host = labHost(lab, 'lab-02');
+    const t = labTransport(lab, 'lab-02');
+    const connecting = t.connect();
+    await t.close();
+    const error = await connecting.catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ConnectionError);
+    expect((error as Error).message).toBe('lab-02: the transport was closed while connecting');
+    // Nothing of this process talks to the host's sshd (the file's earlier transports are closed).
+    expect(await established(host.address, host.port ?? 22)).toEqual([]);
+    // Not broken for good: the next use connects afresh.
+    expect((await t.exec({ command: 'echo again' })).stdout).toBe('again\n');
     await t.close();
   });
 
