@@ -6,6 +6,10 @@
  * `zod` cost each call about twice the CPU of node's own start. The bundle is the same code:
  * nothing is minified or transformed beyond joining modules. The PowerShell parser's packages
  * stay outside: web-tree-sitter finds its wasm files relative to its own package.
+ *
+ * CommonJS, with the launcher (fixtures/lab/standins/launch.ts) as one more entry: a lab host runs
+ * `node launch.cjs <program>`, which compiles the bundle through V8's code cache (Node 20 caches
+ * no ES module's compilation; compiling the bundle was about a fifth of a call's CPU).
  */
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -13,6 +17,7 @@ import { build } from 'rolldown';
 import {
   compiledStandinsDir,
   repoRoot,
+  STANDIN_LAUNCHER,
   STANDIN_PROGRAMS,
   standinsBundleDir,
 } from '../../fixtures/lab/install-standins.js';
@@ -25,13 +30,29 @@ async function bundleStandins(): Promise<void> {
   const compiled = compiledStandinsDir(root);
   const out = standinsBundleDir(root);
   await rm(out, { recursive: true, force: true });
-  await build({
-    input: Object.fromEntries(STANDIN_PROGRAMS.map((program) => [program, join(compiled, `${program}.js`)])),
+  const { output } = await build({
+    input: {
+      ...Object.fromEntries(STANDIN_PROGRAMS.map((program) => [program, join(compiled, `${program}.js`)])),
+      [STANDIN_LAUNCHER]: join(compiled, `${STANDIN_LAUNCHER}.js`),
+    },
     platform: 'node',
     external: (id) => EXTERNAL_PACKAGES.some((name) => id === name || id.startsWith(`${name}/`)),
     logLevel: 'silent',
-    output: { dir: out, format: 'esm', entryFileNames: '[name].js' },
+    // import() of an outside package becomes require(): V8 loses the dynamic-import callback of a
+    // script compiled from its code cache on this Node (ERR_VM_DYNAMIC_IMPORT_CALLBACK_MISSING).
+    output: {
+      dir: out,
+      format: 'cjs',
+      entryFileNames: '[name].cjs',
+      chunkFileNames: '[name]-[hash].cjs',
+      dynamicImportInCjs: false,
+    },
   });
+  // The launcher compiles without a dynamic-import callback: an import() left in would fail at
+  // run time (and the API server's validation swallows a failed model load).
+  const dynamic = output.filter((chunk) => chunk.type === 'chunk' && /\bimport\(/.test(chunk.code));
+  if (dynamic.length > 0)
+    throw new Error(`import() left in the stand-in bundle: ${dynamic.map((chunk) => chunk.fileName).join(', ')}`);
 }
 
 await bundleStandins();
