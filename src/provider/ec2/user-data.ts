@@ -1,4 +1,4 @@
-import { stringify } from 'yaml';
+import { cloudInitYaml } from '../cloud-init-yaml.js';
 // The one quoting helpers: POSIX as the playbooks' `quote` filter writes words, and PowerShell.
 import { psQuote, shQuoteArgument } from '../../quote/index.js';
 
@@ -34,7 +34,7 @@ export function linuxUserData(options: { hostnames: string[]; publicKey: string 
       },
     ],
   };
-  return `#cloud-config\n${stringify(config)}`;
+  return `#cloud-config\n${cloudInitYaml(config)}`;
 }
 
 /** What a Windows instance's first boot sets up. */

@@ -1,4 +1,4 @@
-import { stringify } from 'yaml';
+import { cloudInitYaml } from '../cloud-init-yaml.js';
 
 /** What a Linux guest's NoCloud seed says. */
 export interface CloudInitInput {
@@ -39,8 +39,8 @@ export function nocloudSeed(input: CloudInitInput): Record<string, string> {
     ethernets: { primary: { match: { macaddress: input.mac }, dhcp4: true } },
   };
   return {
-    'user-data': `#cloud-config\n${stringify(userData)}`,
-    'meta-data': stringify(metaData),
-    'network-config': stringify(networkConfig),
+    'user-data': `#cloud-config\n${cloudInitYaml(userData)}`,
+    'meta-data': cloudInitYaml(metaData),
+    'network-config': cloudInitYaml(networkConfig),
   };
 }
