@@ -92,9 +92,15 @@ export default defineConfig({
         test: {
           name: 'qemu',
           include: QEMU_FILES,
+          // Appended to the root's (extends): one libvirtd for the whole tier, which its files share.
+          globalSetup: ['test/setup/shared-libvirtd.ts'],
           testTimeout: 120_000,
           hookTimeout: 120_000,
-          fileParallelism: false,
+          // Two files at a time: each cluster has its own name, network and pool on the shared
+          // libvirtd (fixtures/libvirt/test-cluster.ts), and about half of this tier's time a
+          // file waits on one TCG guest (a Windows install that never finishes, one Linux boot)
+          // while the other core is idle.
+          maxWorkers: 2,
           sequence: { groupOrder: 3 },
         },
       },

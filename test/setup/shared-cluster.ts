@@ -6,6 +6,7 @@ import type { TestProject } from 'vitest/node';
 import { type MixedClusterLab, startMixedClusterLab } from '../../fixtures/cluster-lab/mixed-lab.js';
 import { makeTempDir } from '../../scripts/lab/temp-dir.js';
 import { kubemixWithUmask } from '../e2e/helpers.js';
+import { projectFilesInRun } from './files-in-run.js';
 import { SHARED_CLUSTER_READERS, type SharedCluster } from './shared-cluster-types.js';
 
 /**
@@ -30,11 +31,8 @@ const BUILD_LIMIT_MS = 600_000;
 
 /** Are any of the readers among the files this run will run (the command line's file filters)? */
 async function readersInRun(project: TestProject): Promise<boolean> {
-  // vitest keeps the command line's filters here (not part of its typed API).
-  const filters = (project.vitest as unknown as { filenamePattern?: string[] }).filenamePattern ?? [];
-  const { testFiles } = await project.globTestFiles(filters);
   const readers = new Set(SHARED_CLUSTER_READERS.map((file) => resolve(repoRoot, file)));
-  return testFiles.some((file) => readers.has(resolve(file)));
+  return (await projectFilesInRun(project)).some((file) => readers.has(file));
 }
 
 /** Every file and directory under `dir` with its mode, and every file's SHA-256. */
