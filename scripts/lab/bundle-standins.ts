@@ -52,7 +52,9 @@ async function bundleStandins(): Promise<void> {
   // run time (and the API server's validation swallows a failed model load).
   const dynamic = output.filter((chunk) => chunk.type === 'chunk' && /\bimport\(/.test(chunk.code));
   if (dynamic.length > 0)
-    throw new Error(`import() left in the stand-in bundle: ${dynamic.map((chunk) => chunk.fileName).join(', ')}`);
+    throw new Error(
+      `import() left in the stand-in bundle: ${dynamic.map((chunk) => chunk.fileName).join(', ')}`,
+    );
 }
 
 await bundleStandins();

@@ -1,6 +1,6 @@
-import { cloudInitYaml } from '../cloud-init-yaml.js';
 // The one quoting helpers: POSIX as the playbooks' `quote` filter writes words, and PowerShell.
 import { psQuote, shQuoteArgument } from '../../quote/index.js';
+import { cloudInitYaml } from '../cloud-init-yaml.js';
 
 /** The user cloud-init creates on Linux instances; kubemix logs in as it with the cluster key. */
 export const LINUX_USER = 'kubemix';

@@ -77,7 +77,8 @@ export class SshTransport implements Transport {
     // close() ran while the options were resolved (key files, passphrase): no pool existed for it
     // to close, so this connect must not open one, or its connection outlives the transport (a
     // finished run's process then never exits).
-    if (closes !== this.closes) throw new ConnectionError(this.host, 'the transport was closed while connecting');
+    if (closes !== this.closes)
+      throw new ConnectionError(this.host, 'the transport was closed while connecting');
     this.target = target;
     this.pool?.close();
     const pool = new ConnectionPool({
