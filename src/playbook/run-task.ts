@@ -5,10 +5,9 @@ import { ConnectionError } from '../errors/index.js';
 import { renderString, renderValue } from '../template/index.js';
 import type { Transport } from '../transport/types.js';
 import type { InventoryHost } from '../types/inventory.js';
-import { namesThisMachine } from '../types/localhost.js';
 import { type ExecuteTaskOptions, executeTask, outcomeOfWhen, type TaskOutcome } from './execute-task.js';
 import { hostScope, hostvarsOf } from './host-scope.js';
-import { IMPLICIT_LOCALHOST } from './implicit-localhost.js';
+import { delegateHostNamed } from './implicit-localhost.js';
 import { mapLimit } from './map-limit.js';
 import { withPlayKeywords } from './play-keywords.js';
 import { recordOutcome, shownMessage } from './record-outcome.js';
@@ -98,7 +97,7 @@ export async function runOnHost(
     } catch (error) {
       return syntheticFailure(task, host, `delegate_to: ${(error as Error).message}`);
     }
-    const delegate = run.hostByName.get(name) ?? (namesThisMachine(name) ? IMPLICIT_LOCALHOST : undefined);
+    const delegate = delegateHostNamed(name, (named) => run.hostByName.get(named));
     if (!delegate)
       return syntheticFailure(task, host, `delegate_to: "${name}" is not a host of the inventory`);
     target = delegate;

@@ -4,17 +4,18 @@ import { renderString } from '../template/index.js';
 import { LocalTransport } from '../transport/local/index.js';
 import type { Transport } from '../transport/types.js';
 import { type InventoryHost, nodeAddressOf } from '../types/inventory.js';
-import { LOCALHOST } from '../types/localhost.js';
 import type { ModuleRunResult } from '../types/module-outcome.js';
 import type { StepExecutor, StepRequest } from '../types/step.js';
 import { executeTask, outcomeOfWhen, type TaskOutcome } from './execute-task.js';
+import { delegateHostNamed, IMPLICIT_LOCALHOST } from './implicit-localhost.js';
 import { taskForPlanStep } from './plan-step.js';
 import type { Task } from './types.js';
 import { mergeVars } from './vars.js';
 
 /**
- * Where a delegated step runs: another plan host through the engine's pool, or this machine for
- * `localhost` when the plan has no host of that name (Ansible's implicit localhost).
+ * Where a delegated step runs: another plan host through the engine's pool, or this machine when
+ * the name is one of its names and the plan has no host of that name (Ansible's implicit
+ * localhost; the rule `kubemix run` follows too: delegateHostNamed).
  */
 async function delegateTarget(
   request: StepRequest,
@@ -25,14 +26,15 @@ async function delegateTarget(
   if (delegateTo === undefined) return undefined;
   const name = renderString(delegateTo, vars);
   if (name === request.host.name) return undefined;
-  if (name === LOCALHOST.name && !request.plan.hosts.some((h) => h.name === LOCALHOST.name)) {
-    const { address, connection, os } = LOCALHOST;
-    return {
-      host: { ...request.host, name, address, connection, os },
-      transport: localhost,
-    };
-  }
-  return request.delegate(name);
+  const delegate = delegateHostNamed(name, (named) => request.plan.hosts.find((h) => h.name === named));
+  if (delegate !== IMPLICIT_LOCALHOST) return request.delegate(name);
+  // The step's own host with this machine's connection: a plan step's modules read the host
+  // they work for (its vars, role) while running here.
+  const { address, connection, os } = IMPLICIT_LOCALHOST;
+  return {
+    host: { ...request.host, name: IMPLICIT_LOCALHOST.name, address, connection, os },
+    transport: localhost,
+  };
 }
 
 /** Runs a step's task on its host, or on its delegate_to host. */
@@ -89,7 +91,7 @@ function magicVariables({ plan, task, host }: StepRequest): Record<string, unkno
  */
 export function createPlaybookStepExecutor(): StepExecutor {
   const hostScopes = new Map<string, Record<string, unknown>>();
-  const localhost = new LocalTransport(LOCALHOST.name);
+  const localhost = new LocalTransport(IMPLICIT_LOCALHOST.name);
 
   return async (request: StepRequest): Promise<ModuleRunResult> => {
     const { step, host } = request;

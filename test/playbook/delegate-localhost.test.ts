@@ -8,8 +8,8 @@ import { testTempDir } from '../helpers/temp.js';
 
 // The playbook step executor's delegate_to: localhost from a task on other hosts, with localhost
 // not listed in the plan (Ansible's implicit localhost, src/playbook/step-executor.ts), as the
-// libvirt golden-image task uses it to edit the cluster's own known_hosts. A host the plan does
-// not have is still refused.
+// libvirt golden-image task uses it to edit the cluster's own known_hosts; `127.0.0.1` names this
+// machine too, as in `kubemix run` (Ansible's C.LOCALHOST). A host the plan does not have is still refused.
 
 async function run(dir: string, step: PlanStep) {
   const events = recorder();
@@ -35,6 +35,20 @@ describe('delegate_to localhost', () => {
     });
     expect(summary.status).toBe('succeeded');
     expect(await readFile(file, 'utf8')).toBe('10.0.0.13 ssh-ed25519 AAAAkept\n');
+  });
+
+  it('takes 127.0.0.1 for this machine too, as `kubemix run` does (one rule for both: delegateHostNamed)', async () => {
+    const dir = await testTempDir('delegate');
+    const file = join(dir, 'known_hosts');
+    await writeFile(file, '10.0.0.12 ssh-ed25519 AAAAold\n');
+    const { summary } = await run(dir, {
+      name: 'forget',
+      module: 'lineinfile',
+      args: { path: file, state: 'absent', regexp: '^10\\.0\\.0\\.12\\s' },
+      keywords: { delegateTo: '127.0.0.1' },
+    });
+    expect(summary.status, summary.error).toBe('succeeded');
+    expect(await readFile(file, 'utf8')).toBe('');
   });
 
   it('still refuses a delegate the plan does not have', async () => {
