@@ -70,7 +70,7 @@ export function outcomeOfWhen(
  * `when` holds for it. The registered value is Ansible's: `results` per item, changed/failed if
  * any item was. An unreachable host ends the loop at once.
  */
-export async function runLoop(options: ExecuteTaskOptions, check: boolean): Promise<TaskOutcome> {
+async function runLoop(options: ExecuteTaskOptions, check: boolean): Promise<TaskOutcome> {
   const { task, vars } = options;
   const finish = (run: Parameters<typeof toOutcome>[2]) => toOutcome(task, options.host.name, run);
   let items: unknown;
@@ -186,7 +186,7 @@ export function retryDelayMs(baseMs: number, backoff: number, failedAttempt: num
  * delay after each attempt (capped, see retryDelayMs), and `retryUnreachable` retries a lost
  * connection, which Ansible reports at once (lines 639-640).
  */
-export async function runWithRetries(
+async function runWithRetries(
   options: ExecuteTaskOptions,
   vars: Record<string, unknown>,
   check: boolean,
