@@ -11,7 +11,7 @@ import { projectFilesInRun } from './files-in-run.js';
  * (fixtures/libvirt/test-cluster.ts), so two files on one libvirtd never meet.
  */
 export default async function setup(project: TestProject): Promise<(() => Promise<void>) | undefined> {
-  if (!(await projectFilesInRun(project))) return undefined;
+  if ((await projectFilesInRun(project)).length === 0) return undefined;
   const libvirtd = await ensureLibvirtd();
   return () => libvirtd.stop();
 }
