@@ -20,7 +20,7 @@ async function pyyaml(text: string): Promise<unknown> {
   return JSON.parse(stdout);
 }
 
-// Every octet digits and below 60: PyYAML's base-60 integer (41305496489 before the fix).
+// Every octet digits and below 60: PyYAML's base-60 integer (41135158889 before the fix).
 const BASE60_MAC = '52:54:00:33:01:29';
 
 describe('cloud-init seeds as PyYAML reads them', () => {
