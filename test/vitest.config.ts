@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+import SlowestFirst from './setup/slowest-first.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -39,6 +40,8 @@ export default defineConfig({
     root,
     globalSetup: ['test/setup/global.ts'],
     setupFiles: ['test/setup/per-file.ts'],
+    // The slowest files of the process tiers start first (test/setup/slowest-first.ts).
+    sequence: { sequencer: SlowestFirst },
     projects: [
       {
         extends: true,
@@ -51,6 +54,9 @@ export default defineConfig({
           // The files share one module registry per worker (3x faster here): a helper that keeps
           // state per test file keys it by the file (test/lab/helpers.ts).
           isolate: false,
+          // One worker per core (vitest's default leaves one core out); the unit tier runs before
+          // the others, alone.
+          maxWorkers: 2,
         },
       },
       {
@@ -66,8 +72,11 @@ export default defineConfig({
           // their own bridge and namespaces, servers listen on ports the kernel picks), and a file
           // mostly waits on its processes, so a second one uses the other core.
           maxWorkers: 2,
-          // Tiers run one after another, cheapest first (vitest runs groups in ascending order): a
-          // tier's two files never meet another tier's, and QEMU guests (below) run alone.
+          // The process tiers (integration, e2e, qemu) share one group and so its two workers
+          // (vitest runs groups in ascending order, the unit tier's first): a worker that a tier
+          // would leave idle at its end takes the next tier's file, and the slowest files of all
+          // three start first (test/setup/slowest-first.ts). An integration or e2e file may run
+          // beside a QEMU file: every file's lab, cluster name, network and pool are its own.
           sequence: { groupOrder: 1 },
         },
       },
@@ -84,7 +93,7 @@ export default defineConfig({
           hookTimeout: 120_000,
           // Two files at a time, as integration files: each `up` runs on its file's own lab.
           maxWorkers: 2,
-          sequence: { groupOrder: 2 },
+          sequence: { groupOrder: 1 },
         },
       },
       {
@@ -96,12 +105,12 @@ export default defineConfig({
           globalSetup: ['test/setup/shared-libvirtd.ts'],
           testTimeout: 120_000,
           hookTimeout: 120_000,
-          // Two files at a time: each cluster has its own name, network and pool on the shared
-          // libvirtd (fixtures/libvirt/test-cluster.ts), and about half of this tier's time a
-          // file waits on one TCG guest (a Windows install that never finishes, one Linux boot)
-          // while the other core is idle.
+          // Two files at a time, with the integration and e2e files: each cluster has its own
+          // name, network and pool on the shared libvirtd (fixtures/libvirt/test-cluster.ts). A
+          // QEMU file often waits on one TCG guest (a Windows install that never finishes, a Linux
+          // boot) while the other core runs the other worker's file.
           maxWorkers: 2,
-          sequence: { groupOrder: 3 },
+          sequence: { groupOrder: 1 },
         },
       },
     ],

@@ -9,7 +9,7 @@ import { type ClusterLab, startClusterLab } from '../../fixtures/lab/cluster-lab
 import { kubemixCli } from '../../scripts/lab/kubemix-cli.js';
 import type { CiSummary } from '../../src/ci/summary-types.js';
 import { kubemix, settleKubemixRuns, tempClusterDir } from './helpers.js';
-import { privateClusterDir, sharedCluster, sharedClusterState } from './shared-cluster.js';
+import { privateClusterDir, sharedClusterState, useSharedCluster } from './shared-cluster.js';
 
 // A cluster directory over its life, the way a persistent CI runner and a user use it (issue #21
 // items 7 and 8): `kubemix ci` night after night on one directory; `up --stop-after` and the
@@ -86,23 +86,27 @@ describe('a cluster directory over its life', () => {
     expect((await readdir(history)).filter((f) => f.endsWith('.json'))).toHaveLength(3);
   });
 
-  it('a ci refuses a cluster that is still up, and says what removes it', async () => {
-    // A cluster that is up: the e2e tier's shared one (test/setup/shared-cluster.ts), its spec and a
-    // copy of its directory. ci refuses from the recorded state, before it connects to any host.
-    const shared = sharedCluster();
-    expect(shared.up.exitCode, shared.up.stderr).toBe(0);
-    const state = sharedClusterState(shared);
-    const nodeNames = async () => (await state.nodes()).map((n) => n.metadata.name).sort();
-    const nodes = await nodeNames();
-    expect(nodes).toEqual(['lab-01', 'lab-02', 'lab-03', 'lab-04', 'win-01']);
-    const clusterDir = await privateClusterDir(shared);
-    const out = join(await tempClusterDir(), 'out');
-    const refused = await kubemix(['ci', shared.specPath, '--cluster-dir', clusterDir, '--out', out]);
-    expect(refused.exitCode).toBe(2);
-    expect(refused.stderr).toContain(
-      `run kubemix down '${shared.specPath}' --cluster-dir '${clusterDir}' first`,
-    );
-    expect(await nodeNames()).toEqual(nodes);
+  describe('on the shared cluster', () => {
+    const builtCluster = useSharedCluster();
+
+    it('a ci refuses a cluster that is still up, and says what removes it', async () => {
+      // A cluster that is up: the e2e tier's shared one (test/setup/shared-cluster.ts), its spec and a
+      // copy of its directory. ci refuses from the recorded state, before it connects to any host.
+      const shared = builtCluster();
+      expect(shared.up.exitCode, shared.up.stderr).toBe(0);
+      const state = sharedClusterState(shared);
+      const nodeNames = async () => (await state.nodes()).map((n) => n.metadata.name).sort();
+      const nodes = await nodeNames();
+      expect(nodes).toEqual(['lab-01', 'lab-02', 'lab-03', 'lab-04', 'win-01']);
+      const clusterDir = await privateClusterDir(shared);
+      const out = join(await tempClusterDir(), 'out');
+      const refused = await kubemix(['ci', shared.specPath, '--cluster-dir', clusterDir, '--out', out]);
+      expect(refused.exitCode).toBe(2);
+      expect(refused.stderr).toContain(
+        `run kubemix down '${shared.specPath}' --cluster-dir '${clusterDir}' first`,
+      );
+      expect(await nodeNames()).toEqual(nodes);
+    });
   });
 
   it('up --stop-after prints the command that goes on, and that command finishes the build', async () => {

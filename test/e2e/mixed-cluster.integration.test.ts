@@ -7,7 +7,7 @@ import { readFlannelNetConf } from '../../src/manifests/index.js';
 import type { InventoryHost } from '../../src/types/inventory.js';
 import { loadVersions } from '../../src/versions/versions.js';
 import { kubemix, onLabHost, tempClusterDir } from './helpers.js';
-import { sharedCluster, sharedClusterState } from './shared-cluster.js';
+import { sharedClusterState, useSharedCluster } from './shared-cluster.js';
 
 // `kubemix up` end to end on a mixed lab: real sshd Linux hosts with the Kubernetes stand-ins
 // and simulated Windows Server hosts over WinRM (NTLM + encryption) whose cluster commands join
@@ -203,25 +203,29 @@ describe('a mixed Linux + Windows cluster from one command', () => {
     expect(winHost.service('kubelet')?.state).toBe('stopped');
   });
 
-  it('builds 3 controllers behind the first one’s address, plus a Windows worker (the shared cluster)', async () => {
-    // The e2e tier's shared cluster (test/setup/shared-cluster.ts): 3 controllers + 1 Linux worker
-    // + 1 Windows worker, built once for the files that only read it. Its `down` (exit 0, no node
-    // left) is checked when the run ends.
-    const shared = sharedCluster();
-    const state = sharedClusterState(shared);
-    const first = shared.linuxHosts.find((h) => h.name === 'lab-01')!;
-    expect(shared.up.stderr).toBe('');
-    expect(shared.up.exitCode).toBe(0);
-    expect(shared.up.stdout).toContain('DONE  verify');
-    const nodes = await state.nodes();
-    const controlPlanes = nodes.filter(
-      (n) => 'node-role.kubernetes.io/control-plane' in (n.metadata.labels ?? {}),
-    );
-    expect(controlPlanes.map((n) => n.metadata.name).sort()).toEqual(['lab-01', 'lab-02', 'lab-03']);
-    expect(nodes.filter((n) => ready(n) === 'True').map((n) => n.metadata.name)).toContain('win-01');
-    // The Windows node joined through the endpoint the spec names and its kubelet talks to it.
-    expect((await state.cluster())?.controlPlaneEndpoint).toBe(`${first.address}:6443`);
-    expect(shared.windowsKubeletConf['win-01']).toContain(`server: https://${first.address}:6443`);
+  describe('the shared cluster', () => {
+    const builtCluster = useSharedCluster();
+
+    it('builds 3 controllers behind the first one’s address, plus a Windows worker (the shared cluster)', async () => {
+      // The e2e tier's shared cluster (test/setup/shared-cluster.ts): 3 controllers + 1 Linux worker
+      // + 1 Windows worker, built once for the files that only read it. Its `down` (exit 0, no node
+      // left) is checked when the run ends.
+      const shared = builtCluster();
+      const state = sharedClusterState(shared);
+      const first = shared.linuxHosts.find((h) => h.name === 'lab-01')!;
+      expect(shared.up.stderr).toBe('');
+      expect(shared.up.exitCode).toBe(0);
+      expect(shared.up.stdout).toContain('DONE  verify');
+      const nodes = await state.nodes();
+      const controlPlanes = nodes.filter(
+        (n) => 'node-role.kubernetes.io/control-plane' in (n.metadata.labels ?? {}),
+      );
+      expect(controlPlanes.map((n) => n.metadata.name).sort()).toEqual(['lab-01', 'lab-02', 'lab-03']);
+      expect(nodes.filter((n) => ready(n) === 'True').map((n) => n.metadata.name)).toContain('win-01');
+      // The Windows node joined through the endpoint the spec names and its kubelet talks to it.
+      expect((await state.cluster())?.controlPlaneEndpoint).toBe(`${first.address}:6443`);
+      expect(shared.windowsKubeletConf['win-01']).toContain(`server: https://${first.address}:6443`);
+    });
   });
 
   it('reports a failed Windows task by task, host and command, keeps the Linux branch going, and resumes', async () => {

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { testTempDir } from '../helpers/temp.js';
 import { kubemixWithUmask } from './helpers.js';
-import { privateClusterDir, sharedCluster, sharedClusterState } from './shared-cluster.js';
+import { privateClusterDir, sharedClusterState, useSharedCluster } from './shared-cluster.js';
 
 // What a 3-controller `kubemix up` leaves behind, run the way a careless machine would run it:
 // with umask 000. No secret (bootstrap tokens, the --upload-certs certificate key, the Windows
@@ -39,9 +39,11 @@ const keyBodyLines = (pem: string) =>
     .filter((line) => line.length >= 16 && !line.startsWith('-----'));
 
 describe('secrets at rest after a 3-controller up', () => {
+  const builtCluster = useSharedCluster();
+
   it('appear nowhere but secrets.json and admin.conf, which are 0600 in 0700 directories', async () => {
     // Two parents kubemix must create itself: they, too, must end up private.
-    const shared = sharedCluster();
+    const shared = builtCluster();
     const { root, clusterDir, up } = shared;
     const state = sharedClusterState(shared);
     expect(up.stderr).toBe('');

@@ -4,6 +4,7 @@ import { dirname, join, normalize } from 'node:path';
 import { globSync } from 'tinyglobby';
 import { describe, expect, it } from 'vitest';
 import type { TestProjectInlineConfiguration } from 'vitest/config';
+import { SLOWEST_FILES } from '../setup/slowest-first.js';
 import config from '../vitest.config.js';
 
 const projects = (config.test?.projects ?? []) as TestProjectInlineConfiguration[];
@@ -84,6 +85,12 @@ describe('test tiers (test/vitest.config.ts)', () => {
       const literal = (project?.test?.include ?? []).filter((glob) => !glob.includes('*'));
       expect(literal.filter((path) => !allTestFiles.includes(path))).toEqual([]);
     }
+  });
+
+  it('orders first only files of the process tiers that exist (test/setup/slowest-first.ts)', () => {
+    const processTierFiles = allTestFiles.filter((file) => !unitFiles.includes(file));
+    expect(SLOWEST_FILES.filter((file) => !processTierFiles.includes(file))).toEqual([]);
+    expect(new Set(SLOWEST_FILES).size).toBe(SLOWEST_FILES.length);
   });
 
   it('keeps processes, sockets and sleeps out of unit files and the helpers they call', () => {

@@ -45,9 +45,20 @@ export interface SharedCluster {
   windowsKubeletConf: Record<string, string | null>;
 }
 
+/**
+ * The longest the build may take (an e2e test's own longest time: injection's tests allow 600 s);
+ * a build that takes longer is stopped, as Ctrl-C stops it, and the readers fail on its output.
+ */
+export const SHARED_CLUSTER_BUILD_LIMIT_MS = 600_000;
+
+/** Where a reader asks for the cluster: test/setup/shared-cluster.ts answers once it is built. */
+export interface SharedClusterSocket {
+  socket: string;
+}
+
 declare module 'vitest' {
   export interface ProvidedContext {
     /** Undefined when no reader is in the run (the cluster is not built). */
-    sharedCluster: SharedCluster | undefined;
+    sharedCluster: SharedClusterSocket | undefined;
   }
 }

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { readdir, readFile, rm, stat } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { TestProject } from 'vitest/node';
@@ -7,12 +8,17 @@ import { type MixedClusterLab, startMixedClusterLab } from '../../fixtures/clust
 import { makeTempDir } from '../../scripts/lab/temp-dir.js';
 import { kubemixWithUmask } from '../e2e/helpers.js';
 import { projectFilesInRun } from './files-in-run.js';
-import { SHARED_CLUSTER_READERS, type SharedCluster } from './shared-cluster-types.js';
+import {
+  SHARED_CLUSTER_BUILD_LIMIT_MS,
+  SHARED_CLUSTER_READERS,
+  type SharedCluster,
+} from './shared-cluster-types.js';
 
 /**
  * The e2e tier's one shared lab cluster (vitest `globalSetup` of the e2e project): built once per
- * run, when a file of {@link SHARED_CLUSTER_READERS} is in it, and handed to those files with
- * `provide` (they read it through test/e2e/shared-cluster.ts). It lives in this process (the
+ * run, when a file of {@link SHARED_CLUSTER_READERS} is in it. The lab starts before any test; the
+ * build runs in the background while the run goes on, and a reader asks for the result over a
+ * Unix socket that `provide` names (test/e2e/shared-cluster.ts). It lives in this process (the
  * Windows simulator answers WinRM from here) and is torn down at the end of the run, passed or
  * failed: `kubemix down` (umask 000, as it was built), the lab stopped, its directory removed, all
  * before the leftover check (test/setup/global.ts, set up before this file, tears down after it).
@@ -26,8 +32,6 @@ const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 const NAME = 'secret-ha';
 const PASSWORD_ENV = 'KUBEMIX_SHARED_WINSIM_PASSWORD';
 const WINDOWS_KUBELET_CONF = 'C:/etc/kubernetes/kubelet.conf';
-/** The longest an e2e test may take (injection's tests allow 600 s). */
-const BUILD_LIMIT_MS = 600_000;
 
 /** Are any of the readers among the files this run will run (the command line's file filters)? */
 async function readersInRun(project: TestProject): Promise<boolean> {
@@ -60,10 +64,9 @@ function changed(before: Record<string, string>, after: Record<string, string>):
 async function build(lab: MixedClusterLab, root: string, password: string): Promise<SharedCluster> {
   const clusterDir = join(root, 'home', 'clusters', NAME);
   const env = { [PASSWORD_ENV]: password };
-  // No test timeout covers a global setup: a build that hangs is stopped (as Ctrl-C stops it) after
-  // as long as the slowest e2e test may take, and the readers fail on its output.
+  // No test timeout covers a global setup: a build that hangs is stopped (as Ctrl-C stops it).
   const up = await kubemixWithUmask('000', ['up', lab.specPath, '--cluster-dir', clusterDir], env, {
-    signal: AbortSignal.timeout(BUILD_LIMIT_MS),
+    signal: AbortSignal.timeout(SHARED_CLUSTER_BUILD_LIMIT_MS),
   });
   const windowsKubeletConf = Object.fromEntries(
     lab.windowsWinrmHosts.map((h) => [
@@ -143,25 +146,25 @@ export default async function setup(project: TestProject): Promise<(() => Promis
   const password = process.env[PASSWORD_ENV] ?? '';
   delete process.env[PASSWORD_ENV];
   const running = lab;
-  let cluster: SharedCluster;
   let built: Record<string, string> = {};
-  try {
-    cluster = await build(running, root, password);
+  // Built while the run goes on (the unit tier, the slowest files first): a reader asks for it
+  // over the socket and is answered when it is ready.
+  const building = build(running, root, password).then(async (cluster) => {
     if (cluster.up.exitCode === 0) built = await fingerprint(cluster.clusterDir);
-  } catch (error) {
-    await running.stop();
-    await rm(root, { recursive: true, force: true });
-    throw error;
-  }
-  project.provide('sharedCluster', cluster);
+    return cluster;
+  });
+  const socket = join(root, 'cluster.sock');
+  const server = await serveWhenReady(socket, building);
+  project.provide('sharedCluster', { socket });
 
   return async () => {
     let problems: string[];
     try {
-      problems = await tearDown(running, cluster, built);
+      problems = await tearDown(running, await building, built);
     } catch (error) {
-      problems = [`tearing the shared cluster down failed: ${String(error)}`];
+      problems = [`building or tearing down the shared cluster failed: ${String(error)}`];
     } finally {
+      await new Promise((done) => server.close(done));
       await running.stop();
       await rm(root, { recursive: true, force: true });
     }
@@ -169,4 +172,24 @@ export default async function setup(project: TestProject): Promise<(() => Promis
     console.error(`\nshared e2e cluster (test/setup/shared-cluster.ts):\n${problems.join('\n')}\n`);
     process.exitCode = 1;
   };
+}
+
+/**
+ * An HTTP server on a Unix socket that answers every request, once `cluster` settles, with
+ * `{ cluster }` or `{ error }` (JSON): the readers' workers are other processes, and `provide`
+ * hands them plain data only once, before the build is done.
+ */
+async function serveWhenReady(socket: string, cluster: Promise<SharedCluster>): Promise<Server> {
+  const answer = cluster.then(
+    (value) => JSON.stringify({ cluster: value }),
+    (error: unknown) => JSON.stringify({ error: String(error) }),
+  );
+  const server = createServer((_request, response) => {
+    void answer.then((body) => response.end(body));
+  });
+  await new Promise<void>((listening, failed) => {
+    server.once('error', failed);
+    server.listen(socket, listening);
+  });
+  return server;
 }
