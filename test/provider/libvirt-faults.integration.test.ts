@@ -1,17 +1,18 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, rm } from 'node:fs/promises';
+import { chmod, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { leftovers, removeTestStorage, testImage, writeLibvirtSpec } from '../../fixtures/libvirt/lab.js';
-import { ensureLibvirtd, type TestLibvirtd, virsh } from '../../fixtures/libvirt/libvirtd.js';
+import { ensureLibvirtd, LIBVIRT_URI, type TestLibvirtd, virsh } from '../../fixtures/libvirt/libvirtd.js';
 import { uniqueTestCluster } from '../../fixtures/libvirt/test-cluster.js';
 import { readState } from '../../src/engine/index.js';
 import { bridgeName, networkName } from '../../src/provider/libvirt/names.js';
 import { LOCAL_HYPERVISOR } from '../../src/spec/schema.js';
 import { kubemix, tempClusterDir } from '../e2e/helpers.js';
 import { waitFor } from '../engine/helpers.js';
+import { testTempDir } from '../helpers/temp.js';
 
 // Faults at each provider step, then `down`: nothing of the cluster may be left, and a resumed
 // `up` after a SIGKILL during create-hosts never makes anything twice. Only the SIGKILL case
@@ -104,6 +105,47 @@ describe('libvirt provider faults', () => {
     const userData = (await execa('isoinfo', ['-i', seed, '-R', '-x', '/user-data'])).stdout;
     const publicKey = (await readFile(join(c.clusterDir, 'id_ed25519.pub'), 'utf8')).trim();
     expect(parse(userData).ssh_authorized_keys).toEqual([publicKey]);
+    const teardown = await down(c);
+    expect(teardown.exitCode, teardown.stdout).toBe(0);
+    expect(await gone(c)).toEqual([]);
+  });
+
+  it('a libvirt network removed between the listing and its dump (another cluster going down) does not fail prepare-provider', async () => {
+    // Two clusters on one hypervisor: one's `down` may remove its network while the other's
+    // prepare-provider reads every network's range. Forced here with the real virsh: a `virsh` first
+    // on PATH defines a network, lists (so the listing names it), removes it, and only then prints
+    // the listing. Named to sort last, so before the fix it was the loop's last dump and its exit code.
+    const c = await newCluster('kmxfault5');
+    const dir = await testTempDir('vanish');
+    const vanishing = `zz-kmxvanish-${run}`;
+    await writeFile(join(dir, 'network.xml'), `<network><name>${vanishing}</name></network>\n`);
+    const wrapper = [
+      '#!/bin/sh',
+      'case " $* " in',
+      '  *" net-list "*)',
+      `    /usr/bin/virsh -q -c '${LIBVIRT_URI}' net-define '${join(dir, 'network.xml')}' >/dev/null || exit`,
+      '    out=$(/usr/bin/virsh "$@") || exit',
+      `    /usr/bin/virsh -q -c '${LIBVIRT_URI}' net-undefine '${vanishing}' >/dev/null || exit`,
+      `    echo listed >>'${join(dir, 'listings')}'`,
+      '    printf \'%s\\n\' "$out"',
+      '    exit 0 ;;',
+      'esac',
+      'exec /usr/bin/virsh "$@"',
+    ].join('\n');
+    await mkdir(join(dir, 'bin'));
+    await writeFile(join(dir, 'bin', 'virsh'), `${wrapper}\n`);
+    await chmod(join(dir, 'bin', 'virsh'), 0o755);
+    const up = await kubemix(
+      ['up', c.spec, '--cluster-dir', c.clusterDir, '--stop-after', 'prepare-provider'],
+      {
+        PATH: `${join(dir, 'bin')}:${process.env['PATH']}`,
+      },
+    ).finally(() => execa('virsh', ['-q', '-c', LIBVIRT_URI, 'net-undefine', vanishing], { reject: false }));
+    expect(up.exitCode, up.stdout).toBe(0);
+    expect(up.stdout).toContain('DONE  prepare-provider');
+    // The race did happen: prepare-provider listed networks through the wrapper.
+    expect((await readFile(join(dir, 'listings'), 'utf8')).length).toBeGreaterThan(0);
+    expect((await virsh('net-list', '--all', '--name')).split('\n')).not.toContain(vanishing);
     const teardown = await down(c);
     expect(teardown.exitCode, teardown.stdout).toBe(0);
     expect(await gone(c)).toEqual([]);

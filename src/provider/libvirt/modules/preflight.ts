@@ -101,11 +101,20 @@ function tunnelScript(tunnel: NonNullable<HypervisorPart['tunnel']>): string {
   ].join('\n');
 }
 
+/**
+ * Every libvirt network's XML. A network that is gone by the time it is dumped (another cluster's
+ * `down` removed it after the listing) is in nobody's way and is left out; any other failure to
+ * dump one fails the script.
+ */
 function networksScript(args: PreflightArgs): string {
   return [
     `${virsh(args.uri, 'net-list', '--all', '--name')} | while read -r n; do`,
     '  [ -n "$n" ] || continue',
-    `  echo "== $n"; ${virsh(args.uri, 'net-dumpxml')} "$n"`,
+    `  if ! xml=$(${virsh(args.uri, 'net-dumpxml')} "$n"); then`,
+    `    if ${virsh(args.uri, 'net-info')} "$n" >/dev/null 2>&1; then exit 1; fi`,
+    '    continue',
+    '  fi',
+    `  echo "== $n"; printf '%s\\n' "$xml"`,
     'done',
   ].join('\n');
 }
