@@ -27,6 +27,14 @@ export const QEMU_FILES = [
   'test/provider/libvirt/windows/windows-guest.integration.test.ts',
 ];
 
+/**
+ * How many integration, e2e and QEMU files run at once, on this 2-core machine. A process-tier file
+ * often waits: on a Windows install that never finishes, a moto waiter, a lab reboot, a poll. With
+ * two at a time the machine was 62-89 % busy for half of a CI run (sampled every 5 s); a third file
+ * uses that time.
+ */
+const PROCESS_TIER_WORKERS = 3;
+
 /** Whole `up` / `ci` / `down` runs on a lab (or the EC2 emulator), not on QEMU guests. */
 export const E2E_FILES = ['test/e2e/**/*.integration.test.ts', 'test/provider/ec2/cli.integration.test.ts'];
 
@@ -68,15 +76,14 @@ export default defineConfig({
           exclude: [...E2E_FILES, ...QEMU_FILES],
           testTimeout: 120_000,
           hookTimeout: 120_000,
-          // Two files at a time: each lab, server and temp directory is the file's own (labs claim
-          // their own bridge and namespaces, servers listen on ports the kernel picks), and a file
-          // mostly waits on its processes, so a second one uses the other core.
-          maxWorkers: 2,
-          // The process tiers (integration, e2e, qemu) share one group and so its two workers
-          // (vitest runs groups in ascending order, the unit tier's first): a worker that a tier
-          // would leave idle at its end takes the next tier's file, and the slowest files of all
-          // three start first (test/setup/slowest-first.ts). An integration or e2e file may run
-          // beside a QEMU file: every file's lab, cluster name, network and pool are its own.
+          // Several files at a time: each lab, server and temp directory is the file's own (labs
+          // claim their own bridge and namespaces, servers listen on ports the kernel picks).
+          maxWorkers: PROCESS_TIER_WORKERS,
+          // The process tiers (integration, e2e, qemu) share one group and so its workers (vitest
+          // runs groups in ascending order, the unit tier's first): a worker that a tier would
+          // leave idle at its end takes the next tier's file, and the slowest files of all three
+          // start first (test/setup/slowest-first.ts). An integration or e2e file may run beside
+          // a QEMU file: every file's lab, cluster name, network and pool are its own.
           sequence: { groupOrder: 1 },
         },
       },
@@ -91,8 +98,8 @@ export default defineConfig({
           exclude: QEMU_FILES,
           testTimeout: 120_000,
           hookTimeout: 120_000,
-          // Two files at a time, as integration files: each `up` runs on its file's own lab.
-          maxWorkers: 2,
+          // As integration files: each `up` runs on its file's own lab.
+          maxWorkers: PROCESS_TIER_WORKERS,
           sequence: { groupOrder: 1 },
         },
       },
@@ -105,11 +112,9 @@ export default defineConfig({
           globalSetup: ['test/setup/shared-libvirtd.ts'],
           testTimeout: 120_000,
           hookTimeout: 120_000,
-          // Two files at a time, with the integration and e2e files: each cluster has its own
-          // name, network and pool on the shared libvirtd (fixtures/libvirt/test-cluster.ts). A
-          // QEMU file often waits on one TCG guest (a Windows install that never finishes, a Linux
-          // boot) while the other core runs the other worker's file.
-          maxWorkers: 2,
+          // With the integration and e2e files: each cluster has its own name, network and pool on
+          // the shared libvirtd (fixtures/libvirt/test-cluster.ts).
+          maxWorkers: PROCESS_TIER_WORKERS,
           sequence: { groupOrder: 1 },
         },
       },

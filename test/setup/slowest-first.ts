@@ -3,8 +3,8 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 /**
  * The slowest test files, slowest first, as a fresh-clone `.ci/run` measured them (stop 30, file
  * durations in seconds: 388, 236, 222, 128, 121, 108, 98, 92, 89, 82). The process tiers share
- * two workers (test/vitest.config.ts); starting the longest files first keeps the run's end from
- * waiting on one long file while the other worker has nothing left (longest-processing-time-first
+ * their workers (test/vitest.config.ts); starting the longest files first keeps the run's end from
+ * waiting on one long file while the other workers have nothing left (longest-processing-time-first
  * scheduling). A stale entry only orders the run worse; it never changes what runs or passes.
  */
 export const SLOWEST_FILES = [
