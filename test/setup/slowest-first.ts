@@ -1,23 +1,50 @@
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /**
- * The slowest test files, slowest first, as a fresh-clone `.ci/run` measured them (stop 30, file
- * durations in seconds: 388, 236, 222, 128, 121, 108, 98, 92, 89, 82). The process tiers share
- * their workers (test/vitest.config.ts); starting the longest files first keeps the run's end from
- * waiting on one long file while the other workers have nothing left (longest-processing-time-first
- * scheduling). A stale entry only orders the run worse; it never changes what runs or passes.
+ * The test files of the process tiers that ran 15 s or longer in a fresh-clone `.ci/run` (stop 31,
+ * three files at a time), slowest first: 489, 386, 264, 188, 132, 110, 97, 87, 81 s and so on
+ * (libvirt-golden-resume failed early in that run; it took 20-22 s in the runs before). The
+ * process tiers share their workers (test/vitest.config.ts); starting the longest files first
+ * keeps the run's end from waiting on one long file while the other workers have nothing left
+ * (longest-processing-time-first scheduling). A stale entry only orders the run worse; it never changes what runs or passes.
  */
 export const SLOWEST_FILES = [
   'test/e2e/libvirt-cluster.integration.test.ts',
-  'test/e2e/libvirt-remote.integration.test.ts',
   'test/e2e/libvirt-golden.integration.test.ts',
+  'test/e2e/libvirt-remote.integration.test.ts',
   'test/e2e/libvirt-windows.integration.test.ts',
   'test/provider/ec2/lifecycle.integration.test.ts',
   'test/e2e/mixed-versions.integration.test.ts',
-  'test/e2e/mixed-cluster.integration.test.ts',
   'test/e2e/strict-lab.integration.test.ts',
-  'test/e2e/ci.integration.test.ts',
+  'test/e2e/mixed-cluster.integration.test.ts',
+  'test/provider/ec2/cli.integration.test.ts',
   'test/e2e/ec2-cluster.integration.test.ts',
+  'test/e2e/ci.integration.test.ts',
+  'test/e2e/cluster-lifecycle.integration.test.ts',
+  'test/e2e/rebuild-same-hosts.integration.test.ts',
+  'test/e2e/injection.integration.test.ts',
+  'test/provider/ec2/resume.integration.test.ts',
+  'test/e2e/control-plane-network.integration.test.ts',
+  'test/e2e/linux-cluster.integration.test.ts',
+  'test/e2e/offline-cluster.integration.test.ts',
+  'test/e2e/linux-verify.integration.test.ts',
+  'test/playbooks-cluster/verify.integration.test.ts',
+  'test/cli/verbosity.integration.test.ts',
+  'test/provider/libvirt-faults.integration.test.ts',
+  'test/e2e/mixed-ssh-cluster.integration.test.ts',
+  'test/e2e/windows-network.integration.test.ts',
+  'test/playbooks-cluster/prepare-linux-containerd.integration.test.ts',
+  'test/e2e/windows-containerd.integration.test.ts',
+  'test/provider/libvirt/modules/golden-capture.integration.test.ts',
+  'test/provider/libvirt/modules/golden-resume.integration.test.ts',
+  'test/e2e/libvirt-golden-resume.integration.test.ts',
+  'test/playbooks-cluster/linux-cluster.integration.test.ts',
+  'test/cli/readme-commands.integration.test.ts',
+  'test/cli/cli.integration.test.ts',
+  'test/e2e/offline-sandbox-image.integration.test.ts',
+  'test/provider/libvirt/modules/golden-flow.integration.test.ts',
+  'test/playbooks-cluster/prepare-windows.integration.test.ts',
+  'test/e2e/rebuild-older-version.integration.test.ts',
 ];
 
 /** After the listed files, the tiers whose files run longest first. */
