@@ -6,7 +6,12 @@ export class Limiter {
   private active = 0;
   private readonly waiting: Array<() => void> = [];
 
-  constructor(readonly limit: number) {}
+  /** At least one holder: a limit of 0 (a library caller's forks) would make every acquire() wait forever. */
+  readonly limit: number;
+
+  constructor(limit: number) {
+    this.limit = Math.max(1, limit);
+  }
 
   /** Waits for a slot; the returned function gives it back (call it exactly once). */
   async acquire(): Promise<() => void> {
@@ -22,4 +27,28 @@ export class Limiter {
       else this.active -= 1;
     };
   }
+}
+
+/**
+ * Runs `work` for every host, each inside a slot of `limiter`: how both `kubemix up` (a task's
+ * hosts) and `kubemix run` (a playbook task's targets) share out their forks. acquire() is called
+ * in host order and the limiter is FIFO, so hosts start in order: the first host (which runs the
+ * run_once work the others may wait for) always gets a slot before them, and waiting cannot
+ * deadlock. Resolves with the results in host order.
+ */
+export function inSlots<H, R>(
+  hosts: readonly H[],
+  limiter: Limiter,
+  work: (host: H, index: number) => Promise<R>,
+): Promise<R[]> {
+  return Promise.all(
+    hosts.map(async (host, index) => {
+      const release = await limiter.acquire();
+      try {
+        return await work(host, index);
+      } finally {
+        release();
+      }
+    }),
+  );
 }

@@ -2,7 +2,7 @@ import { NotImplementedError } from '../errors/index.js';
 import type { TransportPool } from '../executor/transport-pool.js';
 import type { InventoryHost } from '../types/inventory.js';
 import type { PlanTask } from '../types/plan.js';
-import type { Limiter } from './limiter.js';
+import { inSlots, type Limiter } from './limiter.js';
 import type { OutputStore } from './outputs.js';
 import { type HostRunContext, type HostRunResult, RunOnceGate, runHost } from './run-host.js';
 import { StepThrottles } from './throttle.js';
@@ -64,18 +64,13 @@ export async function runTask(ctx: TaskRunContext, task: PlanTask): Promise<Task
   ctx.emit({ type: 'task-start', task: task.name, hosts: task.hosts });
   const gate = new RunOnceGate();
   const throttles = new StepThrottles();
-  // acquire() is called in host order, and the limiter is FIFO: the first host (which runs the
-  // runOnce steps the others wait for) always gets a slot before them, so waiting cannot deadlock.
-  const units = task.hosts.map(async (name, hostIndex): Promise<HostRunResult> => {
-    const host = ctx.hosts.get(name) as InventoryHost;
-    const release = await ctx.limiter.acquire();
-    try {
-      return await runHost({ ...ctx, task, host, hostIndex, gate, throttles });
-    } finally {
-      release();
-    }
-  });
-  const results = await Promise.all(units);
+  // The first host runs the runOnce steps the others wait for: inSlots starts hosts in order.
+  const results = await inSlots(
+    task.hosts,
+    ctx.limiter,
+    (name, hostIndex): Promise<HostRunResult> =>
+      runHost({ ...ctx, task, host: ctx.hosts.get(name) as InventoryHost, hostIndex, gate, throttles }),
+  );
   const failures = results.flatMap((r) => (r.failure && r.status !== 'ok' ? [r.failure] : []));
   const failed = results.find((r) => r.status === 'failed' || r.status === 'unreachable');
   if (failed) return finish('failed', failures, failed.message ?? `task ${task.name} failed`);

@@ -1,3 +1,4 @@
+import { inSlots, Limiter } from '../engine/limiter.js';
 import { lineBuffer } from '../engine/line-buffer.js';
 import { hiddenResult } from '../engine/no-log.js';
 import { THROTTLE_NOT_INTEGER, Throttle, throttleValue } from '../engine/throttle.js';
@@ -8,7 +9,6 @@ import type { InventoryHost } from '../types/inventory.js';
 import { type ExecuteTaskOptions, executeTask, outcomeOfWhen, type TaskOutcome } from './execute-task.js';
 import { hostScope, hostvarsOf } from './host-scope.js';
 import { delegateHostNamed } from './implicit-localhost.js';
-import { mapLimit } from './map-limit.js';
 import { withPlayKeywords } from './play-keywords.js';
 import { recordOutcome, shownMessage } from './record-outcome.js';
 import type { PlaybookRun, PlayRun } from './run-types.js';
@@ -30,7 +30,8 @@ export async function runTask(playRun: PlayRun, task: Task, targets: InventoryHo
   const hostvars = hostvarsOf(run);
   const throttle = new Throttle();
   let firstError: string | undefined;
-  await mapLimit(runOn, run.forks, async (host) => {
+  // Forks as `kubemix up` shares them out (engine/limiter.ts); one task runs at a time here.
+  await inSlots(runOn, new Limiter(run.forks), async (host) => {
     if (options.signal?.aborted) return;
     const vars = hostScope(playRun, host, effective, hostvars);
     // Ansible ignores throttle on a run_once task (strategy/__init__.py).
