@@ -39,7 +39,7 @@ export async function sharedCluster(): Promise<SharedCluster> {
 }
 
 /** How long a reader's hook waits for {@link sharedCluster}: the build's limit and a minute. */
-export const SHARED_CLUSTER_WAIT_MS = SHARED_CLUSTER_BUILD_LIMIT_MS + 60_000;
+const SHARED_CLUSTER_WAIT_MS = SHARED_CLUSTER_BUILD_LIMIT_MS + 60_000;
 
 /**
  * Waits for the shared cluster before the tests of the calling `describe` (a hook of

@@ -1,3 +1,4 @@
+import { relative } from 'node:path';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /**
@@ -6,7 +7,8 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
  * (libvirt-golden-resume failed early in that run; it took 20-22 s in the runs before). The
  * process tiers share their workers (test/vitest.config.ts); starting the longest files first
  * keeps the run's end from waiting on one long file while the other workers have nothing left
- * (longest-processing-time-first scheduling). A stale entry only orders the run worse; it never changes what runs or passes.
+ * (longest-processing-time-first scheduling). A stale entry only orders the run worse; it never
+ * changes what runs or passes.
  */
 export const SLOWEST_FILES = [
   'test/e2e/libvirt-cluster.integration.test.ts',
@@ -50,14 +52,8 @@ export const SLOWEST_FILES = [
 /** After the listed files, the tiers whose files run longest first. */
 const PROJECTS_SLOWEST_FIRST = ['qemu', 'e2e', 'integration'];
 
-/** The file's path from the repository root, as {@link SLOWEST_FILES} lists it. */
-function repoPath(spec: TestSpecification): string {
-  const root = spec.project.config.root.replace(/\/?$/, '/');
-  return spec.moduleId.startsWith(root) ? spec.moduleId.slice(root.length) : spec.moduleId;
-}
-
 function rank(spec: TestSpecification): number {
-  const listed = SLOWEST_FILES.indexOf(repoPath(spec));
+  const listed = SLOWEST_FILES.indexOf(relative(spec.project.config.root, spec.moduleId));
   if (listed !== -1) return listed;
   const project = PROJECTS_SLOWEST_FIRST.indexOf(spec.project.name);
   return SLOWEST_FILES.length + (project === -1 ? PROJECTS_SLOWEST_FIRST.length : project);
@@ -71,13 +67,10 @@ function rank(spec: TestSpecification): number {
  */
 export default class SlowestFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
-    const sorted = await super.sort(files);
-    const position = new Map(sorted.map((spec, index) => [spec, index]));
-    return sorted.sort(
+    // Array sort is stable: files of equal rank keep vitest's order.
+    return (await super.sort(files)).sort(
       (a, b) =>
-        a.project.config.sequence.groupOrder - b.project.config.sequence.groupOrder ||
-        rank(a) - rank(b) ||
-        (position.get(a) ?? 0) - (position.get(b) ?? 0),
+        a.project.config.sequence.groupOrder - b.project.config.sequence.groupOrder || rank(a) - rank(b),
     );
   }
 }
