@@ -58,6 +58,17 @@ printf 'auto lo\niface lo inet loopback\nsource /etc/network/interfaces.d/*\n' >
 # cloud-init and sshd keep their units.
 systemctl --root="$root" mask getty-static.service grub-common.service e2scrub_reap.service \
   apt-daily.timer apt-daily-upgrade.timer dpkg-db-backup.timer e2scrub_all.timer fstrim.timer >/dev/null
+# Caches every copy would otherwise rebuild at its first boot (ldconfig.service and the journal
+# catalog run when /usr looks newer than /etc/.updated, as it does after mkfs.ext4 -d): made here
+# once. Nor does a test guest use binfmt_misc, debugfs, tracefs, fusectl or configfs. One guest
+# booted with and without (single runs, systemd-analyze): ssh.service up at 63.7 s instead of
+# 66.9 s, QEMU's user CPU 100 s instead of 106 s; `systemd-analyze blame` gave ldconfig 4.6 s and
+# the catalog 3.5 s on the single emulated vCPU.
+chroot "$root" ldconfig
+chroot "$root" journalctl --update-catalog
+systemctl --root="$root" mask ldconfig.service systemd-journal-catalog-update.service systemd-binfmt.service \
+  proc-sys-fs-binfmt_misc.automount sys-kernel-debug.mount sys-kernel-tracing.mount \
+  sys-fs-fuse-connections.mount sys-kernel-config.mount >/dev/null
 # The initramfs only has to find the root disk: the cloud kernel builds in ext4 and virtio-pci but
 # not virtio-blk. Debian's default (MODULES=most) packs every storage driver, which udev in the
 # initramfs then probes under emulation.
