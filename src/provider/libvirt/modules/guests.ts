@@ -110,7 +110,12 @@ function* hypervChoice(args: GuestsArgs): Generator<ModuleAction, HypervChoice |
 
 /** What exists of the cluster on the hypervisor already (a resumed run). */
 function parseExisting(listed: CommandResult) {
-  const existing = { domains: new Set<string>(), running: new Set<string>(), volumes: new Set<string>() };
+  const existing = {
+    domains: new Set<string>(),
+    running: new Set<string>(),
+    paused: new Set<string>(),
+    volumes: new Set<string>(),
+  };
   let section: keyof typeof existing | undefined;
   for (const line of outputLines(listed)) {
     if (line.startsWith('# ')) section = line.slice(2) as keyof typeof existing;
@@ -240,7 +245,7 @@ export const libvirtGuestsModule: Module<GuestsArgs> = {
     }
     const listed = yield {
       kind: 'exec',
-      command: `echo '# domains'; ${virsh(args.uri, 'list', '--all', '--name')}; echo '# running'; ${virsh(args.uri, 'list', '--state-running', '--name')}; echo '# volumes'; ${virsh(args.uri, 'vol-list', '--pool', args.pool)} | awk '{print $1}'`,
+      command: `echo '# domains'; ${virsh(args.uri, 'list', '--all', '--name')}; echo '# running'; ${virsh(args.uri, 'list', '--state-running', '--name')}; echo '# paused'; ${virsh(args.uri, 'list', '--state-paused', '--name')}; echo '# volumes'; ${virsh(args.uri, 'vol-list', '--pool', args.pool)} | awk '{print $1}'`,
     };
     if (listed.failed)
       return { changed: false, failed: true, msg: `cannot list domains and volumes: ${reason(listed)}` };
@@ -289,10 +294,15 @@ export const libvirtGuestsModule: Module<GuestsArgs> = {
       else if (outcome) return { changed, failed: true, msg: `${guest.domain}: ${outcome}` };
     }
     for (const guest of guests) {
-      if (!existing.running.has(guest.domain)) {
-        const started = yield { kind: 'exec', command: virsh(args.uri, 'start', guest.domain) };
+      // As Ansible's community.libvirt virt module brings a guest to state=running (virt.py core():
+      // a paused domain is unpaused, any other that is not running is started): `virsh start` of
+      // a paused domain fails with "Domain is already active".
+      const paused = existing.paused.has(guest.domain);
+      if (paused || !existing.running.has(guest.domain)) {
+        const verb = paused ? 'resume' : 'start';
+        const started = yield { kind: 'exec', command: virsh(args.uri, verb, guest.domain) };
         if (started.failed)
-          return { changed, failed: true, msg: `${guest.domain}: cannot start: ${reason(started)}` };
+          return { changed, failed: true, msg: `${guest.domain}: cannot ${verb}: ${reason(started)}` };
         changed = true;
       }
       yield {

@@ -171,6 +171,52 @@ describe('libvirt_guests: a resumed run', () => {
   });
 });
 
+describe('libvirt_guests: guests that exist already', () => {
+  const guest = windowsGuest(input('win-1'));
+  const listed = (state: 'running' | 'paused' | 'shut off'): [RegExp, ReturnType<typeof result>] => [
+    /'list' '--all'/,
+    result(
+      [
+        '# domains',
+        guest.domain,
+        '# running',
+        ...(state === 'running' ? [guest.domain] : []),
+        '# paused',
+        ...(state === 'paused' ? [guest.domain] : []),
+        '# volumes',
+        ...guest.disks.map((d) => d.volume),
+      ].join('\n'),
+    ),
+  ];
+  /** The lifecycle commands run, as [verb, domain]. */
+  const lifecycle = (actions: ModuleAction[]) =>
+    execs(actions).flatMap((c) => {
+      const m = /^virsh .* '(start|resume)' '([^']+)'$/.exec(c);
+      return m ? [[m[1], m[2]]] : [];
+    });
+
+  // community.libvirt plugins/modules/virt.py core(), state == 'running'.
+  it('a paused guest is resumed, as Ansible brings a domain to running; virsh start would refuse it', () => {
+    const { actions, outcome } = run(guest, [listed('paused')]);
+    expect(outcome).toMatchObject({ failed: false, changed: true });
+    expect(lifecycle(actions)).toEqual([['resume', guest.domain]]);
+  });
+
+  it('a shut-off guest is started, a running one left alone', () => {
+    expect(lifecycle(run(guest, [listed('shut off')]).actions)).toEqual([['start', guest.domain]]);
+    expect(lifecycle(run(guest, [listed('running')]).actions)).toEqual([]);
+  });
+
+  it('a guest that cannot be resumed stops the task, naming the guest and what failed', () => {
+    const refused = result('', { exitCode: 1, stderr: 'error: Failed to resume domain' });
+    const { outcome } = run(guest, [listed('paused'), [/'resume'/, refused]]);
+    expect(outcome).toMatchObject({
+      failed: true,
+      msg: `${guest.domain}: cannot resume: error: Failed to resume domain`,
+    });
+  });
+});
+
 describe('libvirt_guests with the golden image plan (create-hosts and the golden-image task)', () => {
   const overlays = ['win-1', 'win-2', 'win-3'].map((node) => windowsGoldenGuest(input(node), golden));
   const goldenArg = { golden: { node1: { volume: golden.volume, install: windowsGuest(input('win-1')) } } };
