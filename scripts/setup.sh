@@ -13,6 +13,7 @@
 # python3-venv: moto, the EC2 emulator the EC2 provider is tested against, lives in a venv.
 # tmux: a real pseudo-terminal for the CLI tests of the live task list and Ctrl-C (test/helpers/terminal.ts).
 # python3-yaml: PyYAML, the YAML parser cloud-init reads its seed with (the seeds kubemix writes are read back by it).
+# gcc + libc6-dev: Kubernetes' pause program, built statically from its C source (scripts/release/build-pause.sh).
 # Go (kubeconform, the k8s.io/kubernetes module's OpenAPI spec) and Python 3 with venv
 # (openapi2jsonschema) come with the machine: scripts/kubernetes-schemas.sh.
 set -euo pipefail
@@ -20,7 +21,7 @@ cd "$(dirname "$0")/.."
 
 APT_PACKAGES=(openssh-server openssh-client iproute2 sudo procps util-linux python3-winrm python3-requests-ntlm openssl
   libvirt-daemon-system libvirt-clients qemu-system-x86 qemu-utils genisoimage dnsmasq-base iptables curl
-  debootstrap fdisk e2fsprogs chromium libxml2-utils shellcheck python3-venv tmux python3-yaml)
+  debootstrap fdisk e2fsprogs chromium libxml2-utils shellcheck python3-venv tmux python3-yaml gcc libc6-dev)
 
 missing=()
 for pkg in "${APT_PACKAGES[@]}"; do
@@ -80,6 +81,10 @@ bash scripts/kubernetes-schemas.sh --spec-only "${LAB_TEST_KUBERNETES_VERSIONS[@
 # What the Go module proxy records about the release tags the lab's Windows flannel release models
 # cite (the tag's commit), for the test that keeps each model at its pinned tag.
 node dist/scripts/lab/record-release-tags.js
+# The real programs of the pinned Kubernetes release (kubeadm, kubelet, control plane, etcd, pause),
+# built from the Go module proxy into ~/.cache/kubemix/release: ~15 minutes on 2 cores the first
+# time, nothing when cached (scripts/release/build-release.sh prints each step's time).
+bash scripts/release/build-release.sh
 # Upstream flannel's Documentation/kube-flannel.yml at the tag versions.yaml pins (Go module proxy,
 # never GitHub): test/manifests/flannel-upstream.test.ts diffs kubemix's Linux flannel manifest against it.
 bash scripts/flannel-manifest.sh

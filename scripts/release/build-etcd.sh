@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Builds etcd's server from the Go module proxy (never GitHub) and prints the directory holding
+# `etcd`. Cached: a directory whose etcd already reports the version is kept.
+#
+#   scripts/release/build-etcd.sh VERSION [OUTDIR]   (VERSION like 3.7.0; default
+#                                                    OUTDIR ~/.cache/kubemix/release/etcd-vVERSION)
+#
+# etcd's main package is its repository root module (go.etcd.io/etcd/v3), which the proxy serves
+# only up to v3.6.x (RESEARCH.md); the server module go.etcd.io/etcd/server/v3 is published at every
+# release and holds etcdmain, which that main calls with the program's arguments. A program here
+# does the same: one call, nothing else. etcd stamps its version in go.etcd.io/etcd/api/v3/version
+# (a constant of the api module at the matching tag), so it needs no -X flags.
+set -euo pipefail
+
+version=${1:?usage: build-etcd.sh VERSION [OUTDIR]}
+version=${version#v}
+out=${2:-${XDG_CACHE_HOME:-$HOME/.cache}/kubemix/release/etcd-v$version}
+GO=$(command -v go || echo /usr/local/go/bin/go)
+
+built() { [ -x "$out/etcd" ] && "$out/etcd" --version 2>/dev/null | grep -qx "etcd Version: $version"; }
+if built; then
+  echo "$out"
+  exit 0
+fi
+work="$out.work"
+mkdir -p "$work" "$out"
+cd "$work"
+export GOFLAGS=-mod=mod GOTOOLCHAIN=local CGO_ENABLED=0
+rm -f go.mod go.sum
+"$GO" mod init kubemix.test/etcd >/dev/null 2>&1
+cat >main.go <<'GO'
+// etcd's server: the program etcd's own main would be, through the server module.
+package main
+
+import (
+	"os"
+
+	"go.etcd.io/etcd/server/v3/etcdmain"
+)
+
+func main() { etcdmain.Main(os.Args) }
+GO
+"$GO" get "go.etcd.io/etcd/server/v3@v$version" >/dev/null 2>&1 || "$GO" get "go.etcd.io/etcd/server/v3@v$version"
+echo "build-etcd: v$version" >&2
+"$GO" build -trimpath -ldflags "-s -w" -o "$out/etcd.partial" .
+mv "$out/etcd.partial" "$out/etcd"
+built || { echo "build-etcd: $out/etcd does not report $version" >&2; exit 1; }
+echo "$out"

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Builds, from the Go module proxy and never from GitHub or a registry, the real programs of the
+# Kubernetes release playbooks/versions.yaml pins: the Kubernetes binaries, etcd and pause at the
+# versions kubeadm asks for (playbooks/artifacts.yaml, kubeadm-images). Each builder caches under
+# ~/.cache/kubemix/release by version; this prints how long each step took, cached or not.
+# Needs `npm run build` first (the pins are read through kubemix's own loaders).
+#
+#   scripts/release/build-release.sh
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+read -r kubernetes etcd pause < <(node --input-type=module -e '
+  import { loadVersions } from "./dist/src/versions/versions.js";
+  import { loadArtifactsFile } from "./dist/src/artifacts/index.js";
+  const version = loadVersions().kubernetes;
+  const images = loadArtifactsFile()["kubeadm-images"][version.split(".").slice(0, 2).join(".")];
+  console.log(version, images.etcd.replace(/-\d+$/, ""), images.pause);
+')
+step() {
+  local started=$SECONDS
+  "$@" >/dev/null
+  echo "build-release: $(basename "$2") ${*:3}: $((SECONDS - started)) s"
+}
+step bash scripts/release/build-kubernetes.sh "$kubernetes"
+step bash scripts/release/build-etcd.sh "$etcd"
+step bash scripts/release/build-pause.sh "$kubernetes" "$pause"
