@@ -46,11 +46,11 @@ upstream_mod=$("$GO" mod download -json "k8s.io/kubernetes@v$version" | sed -n '
 [ -f "$upstream_mod" ] || { echo "build-kubernetes: k8s.io/kubernetes@v$version has no go.mod on the proxy" >&2; exit 1; }
 # Only the staging modules the release requires (its require block names them at v0.0.0): the
 # sample-* modules are replaced but never required, and have no published v0 tags.
-for module in $(sed -n 's#^\s*\(k8s\.io/[a-z0-9-]*\) => \./staging/.*#\1#p' "$upstream_mod"); do
+while read -r module; do
   if grep -qE "^\s*$module v0\.0\.0" "$upstream_mod"; then
     "$GO" mod edit -replace "$module=$module@$staging_version"
   fi
-done
+done < <(sed -n 's#^\s*\(k8s\.io/[a-z0-9-]*\) => \./staging/.*#\1#p' "$upstream_mod")
 "$GO" mod edit -require "k8s.io/kubernetes@v$version"
 
 ldflags="-s -w"
