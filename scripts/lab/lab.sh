@@ -432,6 +432,14 @@ wait_host() {
   return 1
 }
 
+# The answer to start-host, written whole and renamed into place: start-host polls for the file and
+# reads it, and once read it as empty (created by `>`, not yet written) and failed a host that was up.
+mark_restarted() {
+  local dir="$1" name="$2" answer="$3"
+  echo "$answer" >"$dir/hosts/$name/restarted.partial"
+  mv "$dir/hosts/$name/restarted.partial" "$dir/hosts/$name/restarted"
+}
+
 restart_requested() {
   local dir="$1" name
   for f in "$dir"/hosts/*/restart; do
@@ -441,12 +449,12 @@ restart_requested() {
     if ! pid_alive "${PIDS[$name]:-}"; then
       start_one "$dir" "$name"
       if wait_host "$dir" "$name"; then
-        echo up >"$dir/hosts/$name/restarted"
+        mark_restarted "$dir" "$name" up
       else
-        echo "failed (pid ${PIDS[$name]} alive: $(pid_alive "${PIDS[$name]}" && echo yes || echo no))" >"$dir/hosts/$name/restarted"
+        mark_restarted "$dir" "$name" "failed (pid ${PIDS[$name]} alive: $(pid_alive "${PIDS[$name]}" && echo yes || echo no))"
       fi
     else
-      echo up >"$dir/hosts/$name/restarted"
+      mark_restarted "$dir" "$name" up
     fi
   done
 }
