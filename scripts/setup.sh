@@ -81,7 +81,7 @@ bash scripts/kubernetes-schemas.sh --spec-only "${LAB_TEST_KUBERNETES_VERSIONS[@
 # What the Go module proxy records about the release tags the lab's Windows flannel release models
 # cite (the tag's commit), for the test that keeps each model at its pinned tag.
 node dist/scripts/lab/record-release-tags.js
-# The real programs of the pinned Kubernetes release (kubeadm, kubelet, control plane, etcd, pause),
+# The real programs of the pinned Kubernetes release (kubeadm, kubelet, control plane, etcd, pause, CoreDNS),
 # built from the Go module proxy into ~/.cache/kubemix/release: ~15 minutes on 2 cores the first
 # time, nothing when cached (scripts/release/build-release.sh prints each step's time).
 bash scripts/release/build-release.sh

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds, from the Go module proxy and never from GitHub or a registry, the real programs of the
-# Kubernetes release playbooks/versions.yaml pins: the Kubernetes binaries, etcd and pause at the
-# versions kubeadm asks for (playbooks/artifacts.yaml, kubeadm-images). Each builder caches under
+# Kubernetes release playbooks/versions.yaml pins: the Kubernetes binaries, etcd, pause and CoreDNS
+# at the versions kubeadm asks for (playbooks/artifacts.yaml, kubeadm-images). Each builder caches under
 # ~/.cache/kubemix/release by version; this prints how long each step took, cached or not.
 # Needs `npm run build` first (the pins are read through kubemix's own loaders).
 #
@@ -9,12 +9,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-read -r kubernetes etcd pause < <(node --input-type=module -e '
+read -r kubernetes etcd pause coredns < <(node --input-type=module -e '
   import { loadVersions } from "./dist/src/versions/versions.js";
   import { loadArtifactsFile } from "./dist/src/artifacts/index.js";
   const version = loadVersions().kubernetes;
   const images = loadArtifactsFile()["kubeadm-images"][version.split(".").slice(0, 2).join(".")];
-  console.log(version, images.etcd.replace(/-\d+$/, ""), images.pause);
+  console.log(version, images.etcd.replace(/-\d+$/, ""), images.pause, images.coredns);
 ')
 step() {
   local started=$SECONDS
@@ -24,3 +24,4 @@ step() {
 step bash scripts/release/build-kubernetes.sh "$kubernetes"
 step bash scripts/release/build-etcd.sh "$etcd"
 step bash scripts/release/build-pause.sh "$kubernetes" "$pause"
+step bash scripts/release/build-coredns.sh "$coredns"

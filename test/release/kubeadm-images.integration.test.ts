@@ -24,6 +24,7 @@ const table = loadArtifactsFile()['kubeadm-images'][minor]!;
 let kubernetes: string;
 let etcd: string;
 let pause: string;
+let coredns: string;
 
 /** What the real `kubeadm config images list --kubernetes-version v<target>` prints, a line each. */
 async function kubeadmImages(target: string): Promise<string[]> {
@@ -42,6 +43,7 @@ beforeAll(async () => {
   kubernetes = await built('build-kubernetes.sh', [version]);
   etcd = await built('build-etcd.sh', [table.etcd.replace(/-\d+$/, '')]);
   pause = await built('build-pause.sh', [version, table.pause]);
+  coredns = await built('build-coredns.sh', [table.coredns]);
 }, BUILD_LIMIT_MS);
 
 describe(`the real Kubernetes ${version}, built from the Go module proxy`, () => {
@@ -83,10 +85,12 @@ describe(`the real Kubernetes ${version}, built from the Go module proxy`, () =>
     }
   });
 
-  it("etcd and pause are the versions of the image tags kubeadm asks for (etcd's tag adds a -<revision>)", async () => {
+  it("etcd, pause and CoreDNS are the versions of the image tags kubeadm asks for (etcd's tag adds a -<revision>)", async () => {
     const etcdVersion = await execa(join(etcd, 'etcd'), ['--version']);
     expect(etcdVersion.stdout).toContain(`etcd Version: ${table.etcd.replace(/-\d+$/, '')}`);
     const pauseVersion = await execa(join(pause, 'pause'), ['-v']);
     expect(pauseVersion.stdout).toBe(`pause.c v${table.pause}-v${version}`);
+    const corednsVersion = await execa(join(coredns, 'coredns'), ['-version']);
+    expect(corednsVersion.stdout.split('\n')[0]).toBe(`CoreDNS-${table.coredns.replace(/^v/, '')}`);
   });
 });
