@@ -13,21 +13,13 @@ set -euo pipefail
 
 version=${1:?usage: build-coredns.sh VERSION [OUTDIR]}
 version=${version#v}
-out=${2:-${XDG_CACHE_HOME:-$HOME/.cache}/kubemix/release/coredns-v$version}
-GO=$(command -v go || echo /usr/local/go/bin/go)
+out=$(realpath -m "${2:-${XDG_CACHE_HOME:-$HOME/.cache}/kubemix/release/coredns-v$version}")
+# shellcheck source=scripts/release/go-main.sh
+source "$(dirname "$0")/go-main.sh"
 
 built() { [ -x "$out/coredns" ] && "$out/coredns" -version 2>/dev/null | grep -qx "CoreDNS-$version"; }
-if built; then
-  echo "$out"
-  exit 0
-fi
-work="$out.work"
-mkdir -p "$work" "$out"
-cd "$work"
-export GOFLAGS=-mod=mod GOTOOLCHAIN=local CGO_ENABLED=0
-rm -f go.mod go.sum
-"$GO" mod init kubemix.test/coredns >/dev/null 2>&1
-cat >main.go <<'GO'
+if ! built; then
+  go_main_build coredns "github.com/coredns/coredns@v$version" "$out" <<'GO'
 // CoreDNS with the plugins of its release, as its own main starts it.
 package main
 
@@ -38,9 +30,6 @@ import (
 
 func main() { coremain.Run() }
 GO
-"$GO" get "github.com/coredns/coredns@v$version"
-echo "build-coredns: v$version" >&2
-"$GO" build -trimpath -ldflags "-s -w" -o "$out/coredns.partial" .
-mv "$out/coredns.partial" "$out/coredns"
-built || { echo "build-coredns: $out/coredns does not report $version" >&2; exit 1; }
+  built || { echo "build-coredns: $out/coredns does not report $version" >&2; exit 1; }
+fi
 echo "$out"

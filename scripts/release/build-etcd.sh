@@ -14,21 +14,13 @@ set -euo pipefail
 
 version=${1:?usage: build-etcd.sh VERSION [OUTDIR]}
 version=${version#v}
-out=${2:-${XDG_CACHE_HOME:-$HOME/.cache}/kubemix/release/etcd-v$version}
-GO=$(command -v go || echo /usr/local/go/bin/go)
+out=$(realpath -m "${2:-${XDG_CACHE_HOME:-$HOME/.cache}/kubemix/release/etcd-v$version}")
+# shellcheck source=scripts/release/go-main.sh
+source "$(dirname "$0")/go-main.sh"
 
 built() { [ -x "$out/etcd" ] && "$out/etcd" --version 2>/dev/null | grep -qx "etcd Version: $version"; }
-if built; then
-  echo "$out"
-  exit 0
-fi
-work="$out.work"
-mkdir -p "$work" "$out"
-cd "$work"
-export GOFLAGS=-mod=mod GOTOOLCHAIN=local CGO_ENABLED=0
-rm -f go.mod go.sum
-"$GO" mod init kubemix.test/etcd >/dev/null 2>&1
-cat >main.go <<'GO'
+if ! built; then
+  go_main_build etcd "go.etcd.io/etcd/server/v3@v$version" "$out" <<'GO'
 // etcd's server: the program etcd's own main would be, through the server module.
 package main
 
@@ -40,9 +32,6 @@ import (
 
 func main() { etcdmain.Main(os.Args) }
 GO
-"$GO" get "go.etcd.io/etcd/server/v3@v$version" >/dev/null 2>&1 || "$GO" get "go.etcd.io/etcd/server/v3@v$version"
-echo "build-etcd: v$version" >&2
-"$GO" build -trimpath -ldflags "-s -w" -o "$out/etcd.partial" .
-mv "$out/etcd.partial" "$out/etcd"
-built || { echo "build-etcd: $out/etcd does not report $version" >&2; exit 1; }
+  built || { echo "build-etcd: $out/etcd does not report $version" >&2; exit 1; }
+fi
 echo "$out"

@@ -18,7 +18,7 @@ set -euo pipefail
 
 version=${1:?usage: build-kubernetes.sh VERSION [OUTDIR]}
 version=${version#v}
-out=${2:-${XDG_CACHE_HOME:-$HOME/.cache}/kubemix/release/kubernetes-v$version}
+out=$(realpath -m "${2:-${XDG_CACHE_HOME:-$HOME/.cache}/kubemix/release/kubernetes-v$version}")
 programs=(kube-apiserver kube-controller-manager kube-scheduler kube-proxy kubelet kubeadm kubectl)
 GO=$(command -v go || echo /usr/local/go/bin/go)
 

@@ -10,7 +10,7 @@ set -euo pipefail
 kubernetes=${1:?usage: build-pause.sh KUBERNETES_VERSION PAUSE_VERSION [OUTDIR]}
 kubernetes=${kubernetes#v}
 pause=${2:?usage: build-pause.sh KUBERNETES_VERSION PAUSE_VERSION [OUTDIR]}
-out=${3:-${XDG_CACHE_HOME:-$HOME/.cache}/kubemix/release/pause-$pause}
+out=$(realpath -m "${3:-${XDG_CACHE_HOME:-$HOME/.cache}/kubemix/release/pause-$pause}")
 GO=$(command -v go || echo /usr/local/go/bin/go)
 
 # pause -v prints "pause.c <VERSION>" and exits.
