@@ -17,7 +17,9 @@ out=$(realpath -m "${2:-${XDG_CACHE_HOME:-$HOME/.cache}/kubemix/release/coredns-
 # shellcheck source=scripts/release/go-main.sh
 source "$(dirname "$0")/go-main.sh"
 
-built() { [ -x "$out/coredns" ] && "$out/coredns" -version 2>/dev/null | grep -qx "CoreDNS-$version"; }
+# The output is read whole, not piped into grep -q: grep -q exits at the first match and the program,
+# still writing, dies of SIGPIPE, which pipefail reports as a failed check (seen in CI for etcd).
+built() { [ -x "$out/coredns" ] && [[ $'\n'"$("$out/coredns" -version 2>/dev/null)"$'\n' == *$'\n'"CoreDNS-$version"$'\n'* ]]; }
 if ! built; then
   go_main_build coredns "github.com/coredns/coredns@v$version" "$out" <<'GO'
 // CoreDNS with the plugins of its release, as its own main starts it.

@@ -14,7 +14,7 @@ out=$(realpath -m "${3:-${XDG_CACHE_HOME:-$HOME/.cache}/kubemix/release/pause-$p
 GO=$(command -v go || echo /usr/local/go/bin/go)
 
 # pause -v prints "pause.c <VERSION>" and exits.
-built() { [ -x "$out/pause" ] && "$out/pause" -v 2>&1 | grep -q "v$pause-v$kubernetes"; }
+built() { [ -x "$out/pause" ] && [ "$("$out/pause" -v 2>&1)" = "pause.c v$pause-v$kubernetes" ]; }
 if built; then
   echo "$out"
   exit 0
