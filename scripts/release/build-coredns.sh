@@ -17,9 +17,7 @@ out=$(realpath -m "${2:-${XDG_CACHE_HOME:-$HOME/.cache}/kubemix/release/coredns-
 # shellcheck source=scripts/release/go-main.sh
 source "$(dirname "$0")/go-main.sh"
 
-# The output is read whole, not piped into grep -q: grep -q exits at the first match and the program,
-# still writing, dies of SIGPIPE, which pipefail reports as a failed check (seen in CI for etcd).
-built() { [ -x "$out/coredns" ] && [[ $'\n'"$("$out/coredns" -version 2>/dev/null)"$'\n' == *$'\n'"CoreDNS-$version"$'\n'* ]]; }
+built() { prints_line "$out/coredns" "CoreDNS-$version" -version; }
 if ! built; then
   go_main_build coredns "github.com/coredns/coredns@v$version" "$out" <<'GO'
 // CoreDNS with the plugins of its release, as its own main starts it.

@@ -18,9 +18,7 @@ out=$(realpath -m "${2:-${XDG_CACHE_HOME:-$HOME/.cache}/kubemix/release/etcd-v$v
 # shellcheck source=scripts/release/go-main.sh
 source "$(dirname "$0")/go-main.sh"
 
-# The output is read whole, not piped into grep -q: grep -q exits at the first match and etcd, still
-# writing, dies of SIGPIPE, which pipefail reports as a failed check (seen in CI).
-built() { [ -x "$out/etcd" ] && [[ $'\n'"$("$out/etcd" --version 2>/dev/null)"$'\n' == *$'\n'"etcd Version: $version"$'\n'* ]]; }
+built() { prints_line "$out/etcd" "etcd Version: $version" --version; }
 if ! built; then
   go_main_build etcd "go.etcd.io/etcd/server/v3@v$version" "$out" <<'GO'
 // etcd's server: the program etcd's own main would be, through the server module.
