@@ -33,9 +33,11 @@ if built; then
 fi
 mkdir -p "$out.work" "$out"
 release=github.com/containernetworking/plugins
+# GOFLAGS=-mod=mod lets go get and go build record what they resolve in the throwaway module.
+# shellcheck disable=SC2031 # go_release_build sets its own in its subshell; these are this script's.
+export GOFLAGS=-mod=mod GOTOOLCHAIN=local CGO_ENABLED=0
 (
   cd "$out.work"
-  export GOFLAGS=-mod=mod GOTOOLCHAIN=local CGO_ENABLED=0
   rm -f go.mod go.sum
   "$GO" mod init kubemix.test/cni-plugins >/dev/null 2>&1
   "$GO" get "$release@v$version"

@@ -22,7 +22,7 @@ go_release_build() {
   # groups; Go's own resolver and user lookup (netgo, osusergo) leave nothing to load.
   if [ "${GO_BUILD_CGO:-0}" = 1 ]; then
     ldflags+=' -extldflags "-static"'
-    tags=(-tags netgo,osusergo)
+    tags=(-tags "netgo,osusergo")
   fi
   mkdir -p "$out.work" "$out"
   (
