@@ -13,7 +13,8 @@
 # python3-venv: moto, the EC2 emulator the EC2 provider is tested against, lives in a venv.
 # tmux: a real pseudo-terminal for the CLI tests of the live task list and Ctrl-C (test/helpers/terminal.ts).
 # python3-yaml: PyYAML, the YAML parser cloud-init reads its seed with (the seeds kubemix writes are read back by it).
-# gcc + libc6-dev: Kubernetes' pause program, built statically from its C source (scripts/release/build-pause.sh).
+# gcc + libc6-dev: Kubernetes' pause program, built statically from its C source (scripts/release/build-pause.sh),
+# and flannel's cgo build. libcap2-bin: setcap, for the CoreDNS image's file capability (fixtures/release/).
 # Go (kubeconform, the k8s.io/kubernetes module's OpenAPI spec) and Python 3 with venv
 # (openapi2jsonschema) come with the machine: scripts/kubernetes-schemas.sh.
 set -euo pipefail
@@ -21,7 +22,7 @@ cd "$(dirname "$0")/.."
 
 APT_PACKAGES=(openssh-server openssh-client iproute2 sudo procps util-linux python3-winrm python3-requests-ntlm openssl
   libvirt-daemon-system libvirt-clients qemu-system-x86 qemu-utils genisoimage dnsmasq-base iptables curl
-  debootstrap fdisk e2fsprogs chromium libxml2-utils shellcheck python3-venv tmux python3-yaml gcc libc6-dev)
+  debootstrap fdisk e2fsprogs chromium libxml2-utils shellcheck python3-venv tmux python3-yaml gcc libc6-dev libcap2-bin)
 
 missing=()
 for pkg in "${APT_PACKAGES[@]}"; do

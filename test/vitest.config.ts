@@ -14,6 +14,7 @@ export const QEMU_FILES = [
   'test/e2e/libvirt-cluster.integration.test.ts',
   'test/e2e/libvirt-golden-resume.integration.test.ts',
   'test/e2e/libvirt-golden.integration.test.ts',
+  'test/e2e/libvirt-real-cluster.integration.test.ts',
   'test/e2e/libvirt-remote.integration.test.ts',
   'test/e2e/libvirt-windows.integration.test.ts',
   'test/provider/libvirt/modules/golden-capture.integration.test.ts',

@@ -1,0 +1,115 @@
+import { readFile, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type FileServer, serveFiles } from '../../fixtures/libvirt/file-server.js';
+import { guestSsh, leftovers, removeTestStorage, testImage } from '../../fixtures/libvirt/lab.js';
+import { ensureLibvirtd, type TestLibvirtd } from '../../fixtures/libvirt/libvirtd.js';
+import { writeOfflineLibvirtSpec } from '../../fixtures/libvirt/offline-artifacts.js';
+import { type TestCluster, uniqueTestCluster } from '../../fixtures/libvirt/test-cluster.js';
+import { builtRelease } from '../../fixtures/release/built-release.js';
+import { kubemix, settleKubemixRuns, tempClusterDir } from './helpers.js';
+
+// A real Kubernetes cluster, built by kubemix as users run it: the libvirt provider on real
+// libvirtd/QEMU guests (TCG), offline from an artifacts directory that holds the REAL release
+// scripts/release/ built from the Go module proxy (kubelet, kubeadm, kubectl, the CNI plugins and
+// crictl as pkgs.k8s.io-shaped packages; the control plane, etcd, CoreDNS, kube-proxy, pause,
+// flannel and agnhost as container images: fixtures/release/). Real containerd (Debian's 2.1.9
+// build) under systemd, real `kubeadm init` and `join`, real kubelet, flannel VXLAN between the two
+// guests, CoreDNS and kube-proxy. What the test asserts comes from the real cluster: the API's
+// Node objects, flannel's annotations, the guests' links, and kubemix verify's checks.
+let cluster: TestCluster;
+let controller: string;
+let worker: string;
+let libvirtd: TestLibvirtd;
+let server: FileServer;
+let spec: string;
+let clusterDir: string;
+let upResult: Awaited<ReturnType<typeof kubemix>>;
+
+const kubectl = (args: string) =>
+  guestSsh(clusterDir, controller, `kubectl --kubeconfig /etc/kubernetes/admin.conf ${args}`);
+
+beforeAll(async () => {
+  const release = builtRelease();
+  libvirtd = await ensureLibvirtd();
+  cluster = await uniqueTestCluster('kmxreal');
+  [controller, worker] = [cluster.guest(0), cluster.guest(1)];
+  const image = await testImage();
+  clusterDir = join(await tempClusterDir(), 'cluster');
+  server = await serveFiles({ '/images/debian-13-test.qcow2': image.path });
+  ({ spec } = await writeOfflineLibvirtSpec(
+    join(clusterDir, '..'),
+    {
+      ...cluster,
+      image: { source: `${server.base}/images/debian-13-test.qcow2`, sha256: image.sha256 },
+      linuxWorkers: 1,
+      // kubeadm's preflight asks a control plane for 2 CPUs and 1700 MB.
+      vcpus: 2,
+      memoryGiB: 2,
+    },
+    release,
+  ));
+  upResult = await kubemix(['up', spec, '--cluster-dir', clusterDir, '--stop-after', 'join-linux-workers']);
+}, 45 * 60_000);
+
+afterAll(async () => {
+  await settleKubemixRuns();
+  if (spec && cluster && (await leftovers(cluster)).length > 0)
+    await kubemix(['down', spec, '--cluster-dir', clusterDir]);
+  if (cluster) await removeTestStorage(cluster);
+  if (clusterDir) await rm(join(clusterDir, '..'), { recursive: true, force: true });
+  await server?.close();
+  await libvirtd?.stop();
+}, 10 * 60_000);
+
+describe('a real Kubernetes cluster on QEMU guests, built offline by kubemix', () => {
+  it('runs up to the Linux worker joined', () => {
+    expect(upResult.exitCode, `${upResult.stdout}\n${upResult.stderr}`).toBe(0);
+    for (const task of ['init-control-plane', 'install-flannel', 'join-linux-workers'])
+      expect(upResult.stdout).toContain(`DONE  ${task}`);
+  });
+
+  it('has both nodes Ready with the pod CIDRs of the cluster network, as the API server says', async () => {
+    const got = await kubectl('get nodes -o json');
+    expect(got.exitCode, got.stderr).toBe(0);
+    const nodes = JSON.parse(got.stdout).items as Array<{
+      metadata: { name: string; annotations: Record<string, string> };
+      spec: { podCIDR?: string };
+      status: { conditions: Array<{ type: string; status: string }>; nodeInfo: { kubeletVersion: string } };
+    }>;
+    expect(nodes.map((n) => n.metadata.name).sort()).toEqual(['controller-01', 'linux-01']);
+    for (const node of nodes) {
+      expect(node.status.conditions.find((c) => c.type === 'Ready')?.status, node.metadata.name).toBe('True');
+      expect(node.spec.podCIDR, node.metadata.name).toMatch(/^10\.244\.\d+\.0\/24$/);
+      expect(node.status.nodeInfo.kubeletVersion).toBe(`v${builtRelease().kubernetesVersion}`);
+      // flannel's kube subnet manager records the VXLAN backend it set up on the node.
+      const backend = JSON.parse(node.metadata.annotations['flannel.alpha.coreos.com/backend-data'] ?? '{}');
+      expect(backend.VNI, node.metadata.name).toBe(4096);
+      expect(node.metadata.annotations['flannel.alpha.coreos.com/backend-type']).toBe('vxlan');
+    }
+  });
+
+  it('carries pod traffic over a VXLAN device with VNI 4096 on UDP 4789 on each guest', async () => {
+    for (const address of [controller, worker]) {
+      const link = await guestSsh(clusterDir, address, 'ip -d link show flannel.4096');
+      expect(link.exitCode, link.stderr).toBe(0);
+      expect(link.stdout).toMatch(/vxlan id 4096 .*dstport 4789/);
+    }
+  });
+
+  it('passes kubemix verify: node to pod, pod to pod across the nodes, Service VIP and DNS, NodePort', async () => {
+    const verified = await kubemix(['verify', spec, '--cluster-dir', clusterDir]);
+    const report = JSON.parse(await readFile(join(clusterDir, 'verify.json'), 'utf8'));
+    const results = Object.fromEntries(
+      (report.checks as Array<{ check: string; ok: boolean; detail: string }>).map((c) => [c.check, c]),
+    );
+    for (const check of ['node-to-pod', 'pod-to-pod', 'service-vip', 'service-dns', 'nodeport'])
+      expect(results[check]?.ok, `${check}: ${results[check]?.detail}\n${verified.stdout}`).toBe(true);
+  });
+
+  it('kubemix down leaves nothing of the cluster', async () => {
+    const down = await kubemix(['down', spec, '--cluster-dir', clusterDir]);
+    expect(down.exitCode, `${down.stdout}\n${down.stderr}`).toBe(0);
+    expect(await leftovers(cluster)).toEqual([]);
+  });
+});
