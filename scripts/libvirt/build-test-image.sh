@@ -69,11 +69,15 @@ chroot "$root" journalctl --update-catalog
 systemctl --root="$root" mask ldconfig.service systemd-journal-catalog-update.service systemd-binfmt.service \
   proc-sys-fs-binfmt_misc.automount sys-kernel-debug.mount sys-kernel-tracing.mount \
   sys-fs-fuse-connections.mount sys-kernel-config.mount >/dev/null
-# The initramfs only has to find the root disk: the cloud kernel builds in ext4 and virtio-pci but
-# not virtio-blk. Debian's default (MODULES=most) packs every storage driver, which udev in the
-# initramfs then probes under emulation.
+# The initramfs has to find the root disk and the seed: the cloud kernel builds in ext4 and
+# virtio-pci but not virtio-blk, nor the IDE CD-ROM kubemix attaches the NoCloud seed on (ata_piix,
+# sr_mod; isofs to read it). Debian's default (MODULES=most) packs every storage driver, which udev
+# in the initramfs then probes under emulation. Without the CD-ROM's drivers there, udev loaded them
+# from the root filesystem, and under TCG the CD-ROM could appear after cloud-init's local stage had
+# looked for the seed: seen with 2-vCPU guests, sr0 at 79 s, init-local at 68 s, and cloud-init
+# settled on DataSourceNone (no key for root: the guest never let kubemix in).
 sed -i 's/^MODULES=.*/MODULES=list/' "$root/etc/initramfs-tools/initramfs.conf"
-echo virtio_blk >>"$root/etc/initramfs-tools/modules"
+printf '%s\n' virtio_blk ata_piix sr_mod isofs >>"$root/etc/initramfs-tools/modules"
 chroot "$root" update-initramfs -u -k all >"$work/initramfs.log" 2>&1 || { tail -20 "$work/initramfs.log" >&2; exit 1; }
 
 kernel=$(cd "$root/boot" && ls vmlinuz-* | sort -V | tail -n 1)

@@ -25,6 +25,26 @@ let server: FileServer;
 let spec: string;
 let clusterDir: string;
 let upResult: Awaited<ReturnType<typeof kubemix>>;
+/** What the nodes said when `up` failed (kubeadm's own output is kept out of kubemix's logs: secrets). */
+let diagnostics = '';
+
+/** The kubelet's and containerd's last words and the containers of each node, for a failed build. */
+async function nodeDiagnostics(): Promise<string> {
+  const parts: string[] = [];
+  for (const address of [controller, worker]) {
+    const said = await guestSsh(
+      clusterDir,
+      address,
+      [
+        'crictl --runtime-endpoint unix:///run/containerd/containerd.sock ps -a 2>&1 | head -20',
+        'journalctl -u kubelet --no-pager 2>&1 | grep -v "^--" | tail -25',
+        'journalctl -u containerd --no-pager 2>&1 | grep -iE "error|fail" | tail -10',
+      ].join('; echo ---; '),
+    ).catch((error: Error) => ({ stdout: '', stderr: error.message }));
+    parts.push(`== ${address}\n${said.stdout}\n${said.stderr}`);
+  }
+  return parts.join('\n');
+}
 
 const kubectl = (args: string) =>
   guestSsh(clusterDir, controller, `kubectl --kubeconfig /etc/kubernetes/admin.conf ${args}`);
@@ -50,6 +70,7 @@ beforeAll(async () => {
     release,
   ));
   upResult = await kubemix(['up', spec, '--cluster-dir', clusterDir, '--stop-after', 'join-linux-workers']);
+  if (upResult.exitCode !== 0) diagnostics = await nodeDiagnostics();
 }, 45 * 60_000);
 
 afterAll(async () => {
@@ -64,7 +85,7 @@ afterAll(async () => {
 
 describe('a real Kubernetes cluster on QEMU guests, built offline by kubemix', () => {
   it('runs up to the Linux worker joined', () => {
-    expect(upResult.exitCode, `${upResult.stdout}\n${upResult.stderr}`).toBe(0);
+    expect(upResult.exitCode, `${upResult.stdout}\n${upResult.stderr}\n${diagnostics}`).toBe(0);
     for (const task of ['init-control-plane', 'install-flannel', 'join-linux-workers'])
       expect(upResult.stdout).toContain(`DONE  ${task}`);
   });
