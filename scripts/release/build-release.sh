@@ -10,17 +10,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
+# The versions come from fixtures/release/built-release.ts (releasePins), which the tests read too.
 read -r kubernetes etcd pause coredns flannel crictl agnhost cni < <(node --input-type=module -e '
-  import { loadVersions } from "./dist/src/versions/versions.js";
-  import { loadArtifactsFile } from "./dist/src/artifacts/index.js";
-  const pins = loadVersions();
-  const version = pins.kubernetes;
-  const images = loadArtifactsFile()["kubeadm-images"][version.split(".").slice(0, 2).join(".")];
-  const tag = (image) => image.replace(/^.*:v?/, "");
-  // The CNI plugins: the containernetworking/plugins release versions.yaml pins for Windows nodes
-  // (pkgs.k8s.io, which a Linux node takes kubernetes-cni from, is not pinned).
-  console.log(version, images.etcd.replace(/-\d+$/, ""), images.pause, images.coredns,
-    tag(pins.flannel), pins.crictl, tag(pins.agnhost), pins["cni-plugins-windows"]);
+  import { releasePins } from "./dist/fixtures/release/built-release.js";
+  const p = releasePins();
+  console.log(p.kubernetes, p.etcd, p.pause, p.coredns, p.flannel, p.crictl, p.agnhost, p.cniPlugins);
 ')
 step() {
   local started=$SECONDS

@@ -1,13 +1,11 @@
-import { readFile, rm } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FileServer, serveFiles } from '../../fixtures/libvirt/file-server.js';
-import { guestSsh, leftovers, removeTestStorage, testImage } from '../../fixtures/libvirt/lab.js';
-import { ensureLibvirtd, type TestLibvirtd } from '../../fixtures/libvirt/libvirtd.js';
-import { writeOfflineLibvirtSpec } from '../../fixtures/libvirt/offline-artifacts.js';
-import { type TestCluster, uniqueTestCluster } from '../../fixtures/libvirt/test-cluster.js';
+import { guestSsh, leftovers } from '../../fixtures/libvirt/lab.js';
+import type { TestCluster } from '../../fixtures/libvirt/test-cluster.js';
 import type { Artifact } from '../../src/artifacts/index.js';
-import { kubemix, settleKubemixRuns, tempClusterDir } from './helpers.js';
+import { kubemix } from './helpers.js';
+import { OfflineLibvirtCluster } from './offline-libvirt-cluster.js';
 
 // End to end on real guests: real libvirtd and QEMU (TCG here: /dev/kvm cannot run guests on
 // these machines, and the preflight falls back by itself), a Debian 13 image a user would download
@@ -29,11 +27,10 @@ import { kubemix, settleKubemixRuns, tempClusterDir } from './helpers.js';
 // and the container images are minimal real OCI images that containerd imports. Then `kubemix
 // down` must leave nothing of the cluster: checked by kubemix's leak check and again by the test.
 // A fresh name, network and pool per run: other worktrees may run this test on the same libvirtd.
+const lab = new OfflineLibvirtCluster('kmxe2e');
 let cluster: TestCluster;
 let controller: string;
 let worker: string;
-let libvirtd: TestLibvirtd;
-let server: FileServer;
 let spec: string;
 let clusterDir: string;
 let list: Artifact[];
@@ -41,30 +38,14 @@ let versions: Record<string, string>;
 let upResult: Awaited<ReturnType<typeof kubemix>>;
 
 beforeAll(async () => {
-  libvirtd = await ensureLibvirtd();
-  cluster = await uniqueTestCluster('kmxe2e');
-  [controller, worker] = [cluster.guest(0), cluster.guest(1)];
-  const image = await testImage();
-  clusterDir = join(await tempClusterDir(), 'cluster');
-  server = await serveFiles({ '/images/debian-13-test.qcow2': image.path });
-  ({ spec, list, versions } = await writeOfflineLibvirtSpec(join(clusterDir, '..'), {
-    ...cluster,
-    image: { source: `${server.base}/images/debian-13-test.qcow2`, sha256: image.sha256 },
-    linuxWorkers: 1,
-  }));
-  upResult = await kubemix(['up', spec, '--cluster-dir', clusterDir, '--stop-after', 'prepare-linux']);
+  await lab.start({ linuxWorkers: 1 });
+  ({ spec, clusterDir, list, versions } = lab);
+  cluster = lab.cluster!;
+  [controller, worker] = [lab.guest(0), lab.guest(1)];
+  upResult = await lab.run('up', '--stop-after', 'prepare-linux');
 }, 30 * 60_000);
 
-afterAll(async () => {
-  // A beforeAll that timed out leaves its `up` running, holding the lock `down` needs.
-  await settleKubemixRuns();
-  if (spec && cluster && (await leftovers(cluster)).length > 0)
-    await kubemix(['down', spec, '--cluster-dir', clusterDir]);
-  if (cluster) await removeTestStorage(cluster);
-  if (clusterDir) await rm(join(clusterDir, '..'), { recursive: true, force: true });
-  await server?.close();
-  await libvirtd?.stop();
-}, 10 * 60_000);
+afterAll(() => lab.stop(), 10 * 60_000);
 
 describe('libvirt end to end (real libvirtd, QEMU guests, cloud-init, prepare-linux)', () => {
   it('creates the network and the guests, waits for cloud-init, and prepares Linux for real', () => {

@@ -1,14 +1,10 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parse } from 'yaml';
 import { parseJoinConfiguration } from '../../fixtures/lab/kubeadm-config.js';
 import { buildPlan } from '../../src/plan/index.js';
-import { playbooksDir } from '../../src/playbook/cluster-playbooks.js';
 import { kubeletArgPairs } from '../../src/spec/kubelet-args.js';
 import { type ClusterSpecInput, clusterSpecSchema } from '../../src/spec/schema.js';
-import { renderString } from '../../src/template/index.js';
 import { loadVersions } from '../../src/versions/versions.js';
+import { linuxKubeadmConfiguration, windowsJoinConfiguration } from '../helpers/kubeadm-configurations.js';
 
 // One rule for the spec's kubelet flags on Linux and Windows nodes: the plan turns them into
 // kubeadm's {name, value} pairs (a bare `--name` is "true") and says whether node-ip is set, and
@@ -17,10 +13,6 @@ import { loadVersions } from '../../src/versions/versions.js';
 // pinned Kubernetes version.
 
 const KUBEADM = `v${loadVersions()['kubernetes']}`;
-const JOIN_COMMAND =
-  'kubeadm join 10.0.0.11:6443 --token abcdef.0123456789abcdef --discovery-token-ca-cert-hash sha256:' +
-  'a'.repeat(64);
-
 /** A static spec with one Linux and one Windows worker, both given `args`. */
 function spec(args: string[]): ClusterSpecInput {
   return {
@@ -60,40 +52,14 @@ function hostVars(args: string[], host: string): Record<string, unknown> {
   return { ...plan.vars, ...found.vars };
 }
 
-/** The JoinConfiguration join-windows-workers.yml writes on a Windows node. */
-function windowsJoinConfiguration(vars: Record<string, unknown>): string {
-  const tasks = parse(readFileSync(join(playbooksDir(), 'cluster', 'join-windows-workers.yml'), 'utf8')) as {
-    name: string;
-    win_copy?: { content?: string };
-  }[];
-  const content = tasks.find((t) => t.name === 'kubeadm join configuration')?.win_copy?.content;
-  if (!content) throw new Error('join-windows-workers.yml has no kubeadm join configuration step');
-  return renderString(content, {
-    ...vars,
-    outputs: { join_command: JOIN_COMMAND },
-    inventory_hostname: 'win1',
-    ansible_host: '10.0.0.13',
-  });
-}
-
-/** The JoinConfiguration kubeadm-config.yaml.j2 writes on a Linux worker. */
-function linuxJoinConfiguration(vars: Record<string, unknown>): string {
-  const template = readFileSync(join(playbooksDir(), 'templates', 'linux', 'kubeadm-config.yaml.j2'), 'utf8');
-  return renderString(template, {
-    ...vars,
-    kubeadm_config: 'join',
-    kubeadm_join_command: JOIN_COMMAND,
-    inventory_hostname: 'lw1',
-    node_ip: '10.0.0.12',
-  });
-}
-
 /** kubeletExtraArgs of both nodes' JoinConfigurations, as kubeadm reads them. */
 function renderedArgs(args: string[]): { linux: [string, string][]; windows: [string, string][] } {
   const read = (text: string) => parseJoinConfiguration(text, 'kubeadm-join.yaml', KUBEADM).kubeletExtraArgs;
   return {
-    linux: read(linuxJoinConfiguration(hostVars(args, 'lw1'))),
-    windows: read(windowsJoinConfiguration(hostVars(args, 'win1'))),
+    linux: read(
+      linuxKubeadmConfiguration(hostVars(args, 'lw1'), 'join', { name: 'lw1', address: '10.0.0.12' }),
+    ),
+    windows: read(windowsJoinConfiguration(hostVars(args, 'win1'), { name: 'win1', address: '10.0.0.13' })),
   };
 }
 

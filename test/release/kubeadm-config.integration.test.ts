@@ -1,0 +1,106 @@
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { execa } from 'execa';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { builtRelease } from '../../fixtures/release/built-release.js';
+import { buildPlan } from '../../src/plan/index.js';
+import { clusterSpecSchema } from '../../src/spec/schema.js';
+import { loadVersions } from '../../src/versions/versions.js';
+import { linuxKubeadmConfiguration, windowsJoinConfiguration } from '../helpers/kubeadm-configurations.js';
+import { testTempDir } from '../helpers/temp.js';
+
+// The real kubeadm of the pinned release (scripts/release/build-kubernetes.sh) judges every
+// kubeadm configuration the playbooks write: `kubeadm config validate` decodes it strictly (an
+// unknown or misplaced field is an error: cmd/kubeadm/app/cmd/config.go, newCmdConfigValidate)
+// and runs kubeadm's own validation, so a field the lab's stand-in kubeadm passes over unread
+// cannot hide here. The vars are the plan's for a spec with three controllers, kubelet flags and
+// Linux and Windows workers.
+
+let kubeadm: string;
+let work: string;
+
+const PLAN = buildPlan({
+  spec: clusterSpecSchema.parse({
+    name: 'lab',
+    provider: {
+      type: 'static',
+      hosts: [
+        { name: 'cp1', address: '10.0.0.11', group: 'control-plane' },
+        { name: 'cp2', address: '10.0.0.21', group: 'control-plane' },
+        { name: 'cp3', address: '10.0.0.31', group: 'control-plane' },
+        { name: 'lw1', address: '10.0.0.12', group: 'linux' },
+        {
+          name: 'win1',
+          address: '10.0.0.13',
+          group: 'windows',
+          credentials: { user: 'Administrator', password: { env: 'WIN_PASSWORD' } },
+        },
+      ],
+    },
+    nodes: {
+      controlPlane: { count: 3, kubeletExtraArgs: ['--max-pods=50'] },
+      workers: [
+        { name: 'linux', os: 'linux', count: 1, kubeletExtraArgs: ['--rotate-certificates'] },
+        { name: 'windows', os: 'windows', count: 1 },
+      ],
+    },
+  }),
+  versions: loadVersions(),
+  clusterDir: '/c',
+});
+
+/** The plan's vars and the host's. */
+function varsOf(host: string): Record<string, unknown> {
+  const found = PLAN.hosts.find((h) => h.name === host);
+  if (!found) throw new Error(`no host ${host} in the plan`);
+  return { ...PLAN.vars, ...found.vars };
+}
+
+/** `kubeadm config validate` of `text`: its exit code and what it printed. */
+async function validate(name: string, text: string) {
+  const path = join(work, `${name}.yaml`);
+  await writeFile(path, text);
+  const run = await execa(kubeadm, ['config', 'validate', '--config', path], { reject: false, all: true });
+  return { exitCode: run.exitCode, output: run.all ?? '' };
+}
+
+beforeAll(async () => {
+  kubeadm = join(builtRelease().kubernetes, 'kubeadm');
+  work = await testTempDir('kubeadm-config');
+});
+
+describe("the real kubeadm accepts every kubeadm configuration kubemix writes, at the pinned release's kubeadm", () => {
+  const cases: Array<[string, () => string]> = [
+    [
+      'Linux init on the first controller, reached at another address (certSANs)',
+      () =>
+        linuxKubeadmConfiguration({ ...varsOf('cp1'), ansible_host: '203.0.113.7' }, 'init', {
+          name: 'cp1',
+          address: '10.0.0.11',
+        }),
+    ],
+    [
+      'Linux join of another controller (certificate key)',
+      () =>
+        linuxKubeadmConfiguration(varsOf('cp2'), 'join-control-plane', { name: 'cp2', address: '10.0.0.21' }),
+    ],
+    [
+      'Linux join of a worker with a bare kubelet flag',
+      () => linuxKubeadmConfiguration(varsOf('lw1'), 'join', { name: 'lw1', address: '10.0.0.12' }),
+    ],
+    ['Windows join', () => windowsJoinConfiguration(varsOf('win1'), { name: 'win1', address: '10.0.0.13' })],
+  ];
+  for (const [name, render] of cases)
+    it(name, async () => {
+      const checked = await validate(name.replace(/\W+/g, '-'), render());
+      expect(checked, name).toEqual({ exitCode: 0, output: 'ok' });
+    });
+
+  it('is strict: the same init configuration with a misspelt field is refused, naming it', async () => {
+    const text = linuxKubeadmConfiguration(varsOf('cp1'), 'init', { name: 'cp1', address: '10.0.0.11' });
+    expect(text).toContain('kubernetesAPICall:');
+    const checked = await validate('misspelt', text.replace('kubernetesAPICall:', 'kubernetesAPICal:'));
+    expect(checked.exitCode).toBe(1);
+    expect(checked.output).toContain('strict decoding error: unknown field "timeouts.kubernetesAPICal"');
+  });
+});
