@@ -2,6 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { parseAllDocuments } from 'yaml';
 import { builtRelease } from '../../fixtures/release/built-release.js';
 import { buildPlan } from '../../src/plan/index.js';
 import { clusterSpecSchema } from '../../src/spec/schema.js';
@@ -95,6 +96,28 @@ describe("the real kubeadm accepts every kubeadm configuration kubemix writes, a
       const checked = await validate(name.replace(/\W+/g, '-'), render());
       expect(checked, name).toEqual({ exitCode: 0, output: 'ok' });
     });
+
+  it("passes the control plane's extraArgs only as flags the real components have", async () => {
+    const text = linuxKubeadmConfiguration(varsOf('cp1'), 'init', { name: 'cp1', address: '10.0.0.11' });
+    const cluster = parseAllDocuments(text)
+      .map((d) => d.toJS() as Record<string, { extraArgs?: Array<{ name: string; value: string }> }> | null)
+      .find((d) => (d?.['kind'] as unknown) === 'ClusterConfiguration')!;
+    const components = {
+      apiServer: 'kube-apiserver',
+      controllerManager: 'kube-controller-manager',
+      scheduler: 'kube-scheduler',
+    };
+    const given = Object.entries(components).filter(([field]) => cluster[field]?.extraArgs?.length);
+    expect(given.map(([field]) => field)).toEqual(['controllerManager', 'scheduler']);
+    for (const [field, program] of given) {
+      // Flags are parsed before --version prints and exits: an unknown flag or a bad value fails.
+      const flags = (cluster[field]?.extraArgs ?? []).map((a) => `--${a.name}=${a.value}`);
+      const run = await execa(join(builtRelease().kubernetes, program), [...flags, '--version'], {
+        reject: false,
+      });
+      expect(run.exitCode, `${program} ${flags.join(' ')}: ${run.stderr.split('\n').pop()}`).toBe(0);
+    }
+  });
 
   it('is strict: the same init configuration with a misspelt field is refused, naming it', async () => {
     const text = linuxKubeadmConfiguration(varsOf('cp1'), 'init', { name: 'cp1', address: '10.0.0.11' });
