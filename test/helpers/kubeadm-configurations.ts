@@ -1,13 +1,24 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
+import { buildPlan } from '../../src/plan/index.js';
 import { playbooksDir } from '../../src/playbook/cluster-playbooks.js';
+import { type ClusterSpecInput, clusterSpecSchema } from '../../src/spec/schema.js';
 import { renderString } from '../../src/template/index.js';
+import { loadVersions } from '../../src/versions/versions.js';
 
 /** A `kubeadm token create --print-join-command` output (made-up token and CA hash). */
 export const JOIN_COMMAND =
   'kubeadm join 10.0.0.11:6443 --token abcdef.0123456789abcdef --discovery-token-ca-cert-hash sha256:' +
   'a'.repeat(64);
+
+/** The vars a node of `spec` gets from the plan: the plan's vars and its host vars. */
+export function planHostVars(spec: ClusterSpecInput, host: string): Record<string, unknown> {
+  const plan = buildPlan({ spec: clusterSpecSchema.parse(spec), versions: loadVersions(), clusterDir: '/c' });
+  const found = plan.hosts.find((h) => h.name === host);
+  if (!found) throw new Error(`no host ${host} in the plan`);
+  return { ...plan.vars, ...found.vars };
+}
 
 /**
  * What playbooks/templates/linux/kubeadm-config.yaml.j2 writes for a node with these vars (the

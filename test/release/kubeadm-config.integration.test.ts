@@ -4,10 +4,12 @@ import { execa } from 'execa';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { builtRelease } from '../../fixtures/release/built-release.js';
-import { buildPlan } from '../../src/plan/index.js';
-import { clusterSpecSchema } from '../../src/spec/schema.js';
-import { loadVersions } from '../../src/versions/versions.js';
-import { linuxKubeadmConfiguration, windowsJoinConfiguration } from '../helpers/kubeadm-configurations.js';
+import type { ClusterSpecInput } from '../../src/spec/schema.js';
+import {
+  linuxKubeadmConfiguration,
+  planHostVars,
+  windowsJoinConfiguration,
+} from '../helpers/kubeadm-configurations.js';
 import { testTempDir } from '../helpers/temp.js';
 
 // The real kubeadm of the pinned release (scripts/release/build-kubernetes.sh) judges every
@@ -20,42 +22,34 @@ import { testTempDir } from '../helpers/temp.js';
 let kubeadm: string;
 let work: string;
 
-const PLAN = buildPlan({
-  spec: clusterSpecSchema.parse({
-    name: 'lab',
-    provider: {
-      type: 'static',
-      hosts: [
-        { name: 'cp1', address: '10.0.0.11', group: 'control-plane' },
-        { name: 'cp2', address: '10.0.0.21', group: 'control-plane' },
-        { name: 'cp3', address: '10.0.0.31', group: 'control-plane' },
-        { name: 'lw1', address: '10.0.0.12', group: 'linux' },
-        {
-          name: 'win1',
-          address: '10.0.0.13',
-          group: 'windows',
-          credentials: { user: 'Administrator', password: { env: 'WIN_PASSWORD' } },
-        },
-      ],
-    },
-    nodes: {
-      controlPlane: { count: 3, kubeletExtraArgs: ['--max-pods=50'] },
-      workers: [
-        { name: 'linux', os: 'linux', count: 1, kubeletExtraArgs: ['--rotate-certificates'] },
-        { name: 'windows', os: 'windows', count: 1 },
-      ],
-    },
-  }),
-  versions: loadVersions(),
-  clusterDir: '/c',
-});
+/** Three controllers with kubelet flags, a Linux worker with a bare flag, a Windows worker. */
+const SPEC: ClusterSpecInput = {
+  name: 'lab',
+  provider: {
+    type: 'static',
+    hosts: [
+      { name: 'cp1', address: '10.0.0.11', group: 'control-plane' },
+      { name: 'cp2', address: '10.0.0.21', group: 'control-plane' },
+      { name: 'cp3', address: '10.0.0.31', group: 'control-plane' },
+      { name: 'lw1', address: '10.0.0.12', group: 'linux' },
+      {
+        name: 'win1',
+        address: '10.0.0.13',
+        group: 'windows',
+        credentials: { user: 'Administrator', password: { env: 'WIN_PASSWORD' } },
+      },
+    ],
+  },
+  nodes: {
+    controlPlane: { count: 3, kubeletExtraArgs: ['--max-pods=50'] },
+    workers: [
+      { name: 'linux', os: 'linux', count: 1, kubeletExtraArgs: ['--rotate-certificates'] },
+      { name: 'windows', os: 'windows', count: 1 },
+    ],
+  },
+};
 
-/** The plan's vars and the host's. */
-function varsOf(host: string): Record<string, unknown> {
-  const found = PLAN.hosts.find((h) => h.name === host);
-  if (!found) throw new Error(`no host ${host} in the plan`);
-  return { ...PLAN.vars, ...found.vars };
-}
+const varsOf = (host: string) => planHostVars(SPEC, host);
 
 /** `kubeadm config validate` of `text`: its exit code and what it printed. */
 async function validate(name: string, text: string) {

@@ -1,10 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { parseJoinConfiguration } from '../../fixtures/lab/kubeadm-config.js';
-import { buildPlan } from '../../src/plan/index.js';
 import { kubeletArgPairs } from '../../src/spec/kubelet-args.js';
 import { type ClusterSpecInput, clusterSpecSchema } from '../../src/spec/schema.js';
 import { loadVersions } from '../../src/versions/versions.js';
-import { linuxKubeadmConfiguration, windowsJoinConfiguration } from '../helpers/kubeadm-configurations.js';
+import {
+  linuxKubeadmConfiguration,
+  planHostVars,
+  windowsJoinConfiguration,
+} from '../helpers/kubeadm-configurations.js';
 
 // One rule for the spec's kubelet flags on Linux and Windows nodes: the plan turns them into
 // kubeadm's {name, value} pairs (a bare `--name` is "true") and says whether node-ip is set, and
@@ -41,16 +44,7 @@ function spec(args: string[]): ClusterSpecInput {
 }
 
 /** The vars a node of `spec(args)` gets from the plan: the plan's vars and its host vars. */
-function hostVars(args: string[], host: string): Record<string, unknown> {
-  const plan = buildPlan({
-    spec: clusterSpecSchema.parse(spec(args)),
-    versions: loadVersions(),
-    clusterDir: '/c',
-  });
-  const found = plan.hosts.find((h) => h.name === host);
-  if (!found) throw new Error(`no host ${host}`);
-  return { ...plan.vars, ...found.vars };
-}
+const hostVars = (args: string[], host: string) => planHostVars(spec(args), host);
 
 /** kubeletExtraArgs of both nodes' JoinConfigurations, as kubeadm reads them. */
 function renderedArgs(args: string[]): { linux: [string, string][]; windows: [string, string][] } {
