@@ -4,6 +4,7 @@ import * as field from './field-schemas.js';
 import { credentialsSchema } from './host-access.js';
 import { imageSourceSchema } from './image-source.js';
 import {
+  DEFAULT_LIBVIRT_BOOT_TIMEOUT_MINUTES,
   DEFAULT_LIBVIRT_CIDR,
   DEFAULT_TUNNEL_PORT,
   DEFAULT_WINDOWS_INSTALL_TIMEOUT_MINUTES,
@@ -79,6 +80,15 @@ export const libvirtProviderSchema = z.strictObject({
     .prefault({})
     .describe(
       'VXLAN between the hypervisors (several hypervisors only): one L2 for the guests of all of them. UDP port open between the hypervisors.',
+    ),
+  bootTimeoutMinutes: z
+    .number()
+    .int()
+    .min(1)
+    .max(1440)
+    .default(DEFAULT_LIBVIRT_BOOT_TIMEOUT_MINUTES)
+    .describe(
+      'Time each guest has, once running (a Windows guest: once installed), to answer on its SSH or WinRM port (wait-for-hosts); TCG on a busy hypervisor needs more.',
     ),
   windows: z
     .strictObject({

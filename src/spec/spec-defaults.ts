@@ -21,6 +21,11 @@ export const WINDOWS_VXLAN_PORT = 4789;
 export const DEFAULT_TUNNEL_PORT = 4790;
 /** Time a Windows guest gets for its unattended install and first logon, unless the spec says. */
 export const DEFAULT_WINDOWS_INSTALL_TIMEOUT_MINUTES = 45;
+/**
+ * Time a libvirt guest gets to answer on its SSH or WinRM port once it runs, unless the spec says:
+ * cloud images boot in ~30-60 s under emulation (TCG), slower on a busy hypervisor.
+ */
+export const DEFAULT_LIBVIRT_BOOT_TIMEOUT_MINUTES = 15;
 
 /** Network defaults (kubeadm's service CIDR, flannel's pod CIDR, Kubeinit's guest network). */
 export const DEFAULT_POD_CIDR = '10.244.0.0/16';

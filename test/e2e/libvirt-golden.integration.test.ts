@@ -66,9 +66,10 @@ describe('kubemix up with windows.goldenImage on libvirt (stand-in ISO, no Windo
 });
 
 describe('kubemix up with windows.goldenImage when the hypervisor has the golden volume', () => {
-  // The wait-for-hosts part also waits for the Linux controller's cloud-init under TCG (minutes,
-  // see libvirt-windows.integration.test.ts); the test's limit only guards a hang, and on a timeout
-  // the run is stopped (SIGTERM) so it never holds the cluster's lock.
+  // The controller boots a STAND-IN disk (nothing, fixtures/libvirt/windows-spec.ts): wait-for-hosts
+  // gives up on it at the spec's one minute of boot time, beside the Windows guests' watch. The
+  // test's limit only guards a hang, and on a timeout the run is stopped (SIGTERM) so it never
+  // holds the cluster's lock.
   it('fetches no Windows ISO, makes every Windows guest an overlay on it at create-hosts; the golden-image task captures nothing; wait-for-hosts watches them as specialize', {
     timeout: 20 * 60_000,
   }, async ({ signal }) => {
@@ -131,6 +132,9 @@ describe('kubemix up with windows.goldenImage when the hypervisor has the golden
     expect(waited.stdout).not.toMatch(/wait-for-hosts windows-0\d: Windows Setup/);
     expect(waited.stderr + waited.stdout).toMatch(
       /Windows specialize from the golden image did not finish in time/,
+    );
+    expect(waited.stdout + waited.stderr).toMatch(
+      /task wait-for-hosts failed on host controller-01: step "wait for connection"[^\n]*host did not come back within 60000 ms/,
     );
 
     // down keeps the golden volume for the next cluster; --purge-images removes it once unused.

@@ -21,6 +21,7 @@ import { kubemix, settleKubemixRuns, tempClusterDir } from './helpers.js';
 // "Windows ISO" is a small ISO made here that boots nothing, so the install wait watches a domain
 // that never installs: it reports what it sees and gives up when the spec's time runs out. No
 // Windows stand-in guest exists: nothing here proves that Windows Setup accepts the answer file.
+// The Linux controller's disk is a STAND-IN too (fixtures/libvirt/windows-spec.ts: notLinuxImage).
 // A fresh name, network and pool per run: other worktrees may run this test on the same libvirtd.
 let test: WindowsTestCluster | undefined;
 let cluster: TestCluster;
@@ -110,9 +111,9 @@ describe('a Windows guest on libvirt, up to its domain running in QEMU', () => {
   });
 
   // kubemix's own limit (1 minute of looks) is what this checks; the test's limit only guards a
-  // hang. The run also waits for the Linux controller's boot and cloud-init under TCG, which on a
-  // 2-core machine running the whole suite took over six minutes (a CI run timed out there); ~2 min
-  // alone here. On a timeout the run is stopped (SIGTERM), so it never holds the cluster's lock.
+  // hang. The controller boots a STAND-IN disk (nothing): wait-for-hosts gives up on its connection
+  // at the spec's one minute of boot time, beside the Windows guest's install watch. On a timeout
+  // the run is stopped (SIGTERM), so it never holds the cluster's lock.
   it('watches the install from the hypervisor with progress lines, and gives up at the time the spec allows', {
     timeout: 15 * 60_000,
   }, async ({ signal }) => {
@@ -127,6 +128,10 @@ describe('a Windows guest on libvirt, up to its domain running in QEMU', () => {
     );
     expect(waited.stderr + waited.stdout).toMatch(
       /the Windows install did not finish in time: Windows Setup copying the image \(domain running \(booted\), 0 reboots seen.*\); raise provider\.windows\.installTimeoutMinutes/,
+    );
+    // The controller's stand-in disk boots nothing: its connection wait ends at the spec's time.
+    expect(waited.stdout + waited.stderr).toMatch(
+      /task wait-for-hosts failed on host controller-01: step "wait for connection"[^\n]*host did not come back within 60000 ms/,
     );
     expect(waited.stdout).not.toContain(password);
   });

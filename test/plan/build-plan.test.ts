@@ -193,6 +193,20 @@ describe('buildPlan', () => {
     ).toEqual(['wait_for_connection', 'probe', 'cloud-init status --wait']);
   });
 
+  it("waits for a libvirt guest's connection for the spec's bootTimeoutMinutes, 15 minutes unless it says", () => {
+    const connectionWait = (provider: Record<string, unknown>) =>
+      task(
+        plan({
+          name: 'lab',
+          provider: { type: 'libvirt', ...provider },
+          nodes: { controlPlane: { count: 1 } },
+        }),
+        'wait-for-hosts',
+      ).steps.find((s) => s.module === 'wait_for_connection')?.args['timeout'];
+    expect(connectionWait({})).toBe(900);
+    expect(connectionWait({ bootTimeoutMinutes: 2 })).toBe(120);
+  });
+
   it('plans EC2 nodes without an address: create-hosts assigns it', () => {
     const p = plan({
       name: 'cloud',

@@ -53,6 +53,7 @@ describe('valid spec fixtures', () => {
       images: {},
       storagePool: 'kubemix',
       tunnel: { port: 4790 },
+      bootTimeoutMinutes: 15,
       windows: { installTimeoutMinutes: 45, goldenImage: false },
       dataDir: '/var/lib/kubemix',
     });

@@ -81,6 +81,7 @@ describe('parseShortForm', () => {
       images: {},
       storagePool: 'kubemix',
       tunnel: { port: 4790 },
+      bootTimeoutMinutes: 15,
       windows: { installTimeoutMinutes: 45, goldenImage: false },
       dataDir: '/var/lib/kubemix',
     });

@@ -74,8 +74,8 @@ export class LibvirtProvider implements Provider {
             },
           }
         : {}),
-      // Cloud images boot in ~30-60 s under emulation; a Windows install is waited for before this.
-      waitTimeoutSec: 900,
+      // A Windows install is waited for before this (its own time, windows.installTimeoutMinutes).
+      waitTimeoutSec: libvirt.provider.bootTimeoutMinutes * 60,
       beforeConnectSteps: waits.beforeConnect,
       waitSteps: waits.afterConnect,
     };
