@@ -119,11 +119,37 @@ kmx_field() { printf '%s\n' "$1" | cut -d' ' -f"$2"; }
 # Is $1 one of the lines of $2?
 kmx_member() { printf '%s\n' "$2" | grep -qxF -- "$1"; }
 
-# curl from this node: sets KMX_OUT (body or error), KMX_RC, KMX_CMD.
+# An HTTP/1.0 GET of URL $1 (http://HOST[:PORT][/PATH]) over bash's /dev/tcp: prints the body,
+# whatever the status (as curl without -f does), and fails when the connection does.
+KMX_BASH_GET=$(cat <<'GET'
+u=${1#http://}; hostport=${u%%/*}; path=${u#"$hostport"}
+host=${hostport%:*}; port=${hostport##*:}
+[ "$host" = "$hostport" ] && port=80
+exec 3<>"/dev/tcp/$host/$port" || exit 7
+printf 'GET %s HTTP/1.0\r\nHost: %s\r\nConnection: close\r\n\r\n' "${path:-/}" "$hostport" >&3
+response=$(cat <&3)
+case $response in
+  HTTP/1.?' '*) printf '%s' "${response#*$'\r\n\r\n'}" ;;
+  *) echo "not an HTTP answer from $hostport: ${response%%$'\r'*}" >&2; exit 8 ;;
+esac
+GET
+)
+
+# An HTTP GET from this node: sets KMX_OUT (body or error), KMX_RC, KMX_CMD. curl where the node
+# has it; without it, bash's /dev/tcp. In offline mode nothing installs curl (prepare-linux takes it
+# from the package repository, and Kubernetes needs none): on the real cluster's Debian 13 guests
+# every node-side check failed with "curl: not found".
 kmx_curl() {
-  KMX_CMD="curl -sS --max-time $KMX_T '$1'"
-  KMX_OUT=$(curl -sS --max-time "$KMX_T" "$1" 2>&1 </dev/null)
+  if command -v curl >/dev/null 2>&1; then
+    KMX_CMD="curl -sS --max-time $KMX_T '$1'"
+    KMX_OUT=$(curl -sS --max-time "$KMX_T" "$1" 2>&1 </dev/null)
+    KMX_RC=$?
+    return
+  fi
+  KMX_CMD="GET '$1' (HTTP/1.0 over bash's /dev/tcp, within ${KMX_T}s: this node has no curl)"
+  KMX_OUT=$(timeout "$KMX_T" bash -c "$KMX_BASH_GET" kmx-get "$1" 2>&1 </dev/null)
   KMX_RC=$?
+  [ "$KMX_RC" -ne 124 ] || KMX_OUT="no answer within ${KMX_T}s"
 }
 
 # The first string of list $2 in netexec's one-line JSON $1, its \" and \\ unescaped.
