@@ -28,7 +28,8 @@ beforeAll(async () => {
     requests.push(`${req.method} ${req.url} HTTP/${req.httpVersion} host=${req.headers.host}`);
     if (req.url === '/hostname') res.end('linux-netexec-abc12');
     else if (req.url?.startsWith('/dial?')) res.end('{"responses":["linux-netexec-xyz"]}');
-    else if (req.url === '/silent') return; // never answers
+    // /silent never answers.
+    else if (req.url === '/silent') return;
     else {
       res.statusCode = 404;
       res.end('404 page not found');
@@ -77,7 +78,10 @@ describe('kmx_curl on a node without curl (HTTP/1.0 over bash /dev/tcp)', () => 
   });
 
   it('gives the body of an error status with exit 0, as curl without -f does', async () => {
-    expect(await kmxCurl(`http://127.0.0.1:${port}/nothing`)).toMatchObject({ rc: 0, out: '404 page not found' });
+    expect(await kmxCurl(`http://127.0.0.1:${port}/nothing`)).toMatchObject({
+      rc: 0,
+      out: '404 page not found',
+    });
   });
 
   it('fails with the connection error when nothing listens', async () => {
