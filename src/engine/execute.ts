@@ -11,7 +11,7 @@ import { assignHost } from './provision.js';
 import { Redactor } from './redactor.js';
 import { resumePoint } from './resume.js';
 import { provisionLedger } from './run-ledger.js';
-import type { TaskRunContext, TaskRunResult } from './run-plan-task.js';
+import { runTask, type TaskRunContext, type TaskRunResult } from './run-plan-task.js';
 import { schedule } from './schedule.js';
 import { readSecrets } from './secrets-store.js';
 import type { Selection } from './select.js';
@@ -290,12 +290,14 @@ export async function execute(run: ExecuteContext): Promise<RunSummary> {
   const context = taskRunContext(run, records, { ledger, emit, now });
   const progress: RunProgress = { done, summaries, failures: [] };
   await schedule({
-    graph,
-    selection: selection.selected,
+    tasks: graph.tasks,
     done,
-    summaries,
-    context,
-    onTaskEnd: (name, result) => recordTaskEnd(run, records, emit, progress, name, result),
+    startable: (task) => selection.selected.has(task.name) && summaries[task.name]?.status === 'pending',
+    run: async (task) => {
+      summaries[task.name] = { status: 'running' };
+      const result = await runTask(context, task);
+      await recordTaskEnd(run, records, emit, progress, task.name, result);
+    },
     stopped: () => progress.failedTask !== undefined || aborter.signal.aborted,
     abort: () => aborter.abort(),
   });

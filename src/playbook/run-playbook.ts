@@ -1,5 +1,6 @@
 import { basename } from 'node:path';
 import { Redactor } from '../engine/redactor.js';
+import { type SchedulableTask, schedule } from '../engine/schedule.js';
 import { EXIT, UsageError } from '../errors/index.js';
 import { type TransportFactory, TransportPool } from '../executor/transport-pool.js';
 import { requireUsableCredentials } from '../plan/credential-check.js';
@@ -55,10 +56,7 @@ export async function runPlaybook(options: RunPlaybookOptions): Promise<Playbook
 
   let status: RunStatus = 'succeeded';
   try {
-    for (const play of playbook.plays) {
-      if (options.signal?.aborted) break;
-      await runPlay(run, play);
-    }
+    await runLinear(run, playbook);
   } finally {
     if (!options.pool) await pool.closeAll();
   }
@@ -123,12 +121,62 @@ function startRun(options: RunPlaybookOptions, playbook: Playbook): PlaybookRun 
   return run;
 }
 
+/** One step of a playbook's linear run: a play's start, a task of one of its sections, or the handlers after a section. */
+type LinearStep = SchedulableTask &
+  ({ kind: 'play'; play: Play } | { kind: 'task'; task: Task } | { kind: 'handlers' });
+
 /**
- * Runs one play with the linear strategy: each selected task on every host still in the play,
- * and after each tasks section (pre_tasks, tasks, post_tasks) the handlers that were notified.
+ * The playbook as the scheduler's graph: a chain, each step waiting for the one before (Ansible's
+ * linear strategy) — each play, then each task of its sections (pre_tasks, tasks, post_tasks) on
+ * every host still in the play, with the notified handlers after each section.
  */
-async function runPlay(run: PlaybookRun, play: Play): Promise<void> {
+function linearSteps(playbook: Playbook): LinearStep[] {
+  const steps: LinearStep[] = [];
+  const add = (step: { kind: 'play'; play: Play } | { kind: 'task'; task: Task } | { kind: 'handlers' }) =>
+    steps.push({
+      ...step,
+      name: String(steps.length),
+      needs: steps.length > 0 ? [String(steps.length - 1)] : [],
+    });
+  for (const play of playbook.plays) {
+    add({ kind: 'play', play });
+    for (const section of play.sections) {
+      for (const task of section) add({ kind: 'task', task });
+      add({ kind: 'handlers' });
+    }
+  }
+  return steps;
+}
+
+/**
+ * Runs the playbook's steps through the one scheduler (engine/schedule.ts). A play whose hosts
+ * have all failed or dropped out skips the rest of its steps; the next play starts with the hosts
+ * still in the run. An interrupted run starts nothing more.
+ */
+async function runLinear(run: PlaybookRun, playbook: Playbook): Promise<void> {
   const { options } = run;
+  let current: PlayRun | undefined;
+  const done = new Set<string>();
+  await schedule({
+    tasks: linearSteps(playbook),
+    done,
+    startable: () => true,
+    run: async (step) => {
+      if (step.kind === 'play') current = await startPlay(run, step.play);
+      else if (current && current.active.length > 0) {
+        if (step.kind === 'handlers') await flushHandlers(current);
+        else if (taskSelected(step.task, current.play, options))
+          await runTask(current, step.task, [...current.active]);
+      }
+      done.add(step.name);
+    },
+    stopped: () => options.signal?.aborted === true,
+    abort: () => undefined,
+  });
+}
+
+/** A play's hosts (its pattern, `--limit`, without the hosts dropped from the run) and vars; undefined when it has none. */
+async function startPlay(run: PlaybookRun, play: Play): Promise<PlayRun | undefined> {
   const match = resolveHostPattern(run.inventory, play.hosts);
   let hosts = match.hosts.map((name) => run.hostByName.get(name)!);
   if (match.unmatched.some((name) => namesThisMachine(name)) && !run.hostByName.has(IMPLICIT_LOCALHOST.name))
@@ -137,8 +185,8 @@ async function runPlay(run: PlaybookRun, play: Play): Promise<void> {
   if (limitHosts) hosts = hosts.filter((h) => limitHosts.has(h.name) || h === IMPLICIT_LOCALHOST);
   hosts = hosts.filter((h) => !run.dropped.has(h.name));
   for (const h of hosts) run.stats[h.name] ??= emptyStats();
-  if (hosts.length === 0) return;
-  const playRun: PlayRun = {
+  if (hosts.length === 0) return undefined;
+  return {
     run,
     play,
     hosts,
@@ -146,14 +194,6 @@ async function runPlay(run: PlaybookRun, play: Play): Promise<void> {
     playVars: await loadVarsFiles(play, run.playbook, run.extraVars),
     notified: new Map<Task, Set<string>>(),
   };
-  for (const section of play.sections) {
-    for (const task of section) {
-      if (options.signal?.aborted || playRun.active.length === 0) break;
-      if (!taskSelected(task, play, options)) continue;
-      await runTask(playRun, task, [...playRun.active]);
-    }
-    if (playRun.active.length > 0) await flushHandlers(playRun);
-  }
 }
 
 /** Runs each notified handler, in the order the play lists them, on the notifying hosts still active. */
