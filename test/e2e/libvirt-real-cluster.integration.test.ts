@@ -71,7 +71,8 @@ interface NodeObject {
 /** The cluster's Node objects as the API server lists them. */
 async function nodeObjects(): Promise<NodeObject[]> {
   const got = await kubectl('get nodes -o json');
-  if (got.exitCode !== 0) throw new Error(`kubectl get nodes: ${got.stderr}`);
+  // A run once saw the API server refuse connections right after a green `up`: what the nodes said.
+  if (got.exitCode !== 0) throw new Error(`kubectl get nodes: ${got.stderr}\n${await nodeDiagnostics()}`);
   return JSON.parse(got.stdout).items as NodeObject[];
 }
 
@@ -140,7 +141,12 @@ describe.runIf(REAL_CLUSTER)('a real Kubernetes cluster on QEMU guests, built of
     'passes kubemix verify: node to pod, pod to pod across the nodes, Service VIP and DNS, NodePort',
     async () => {
       const verified = await lab.run('verify');
-      const report = JSON.parse(await readFile(join(lab.clusterDir, 'verify.json'), 'utf8'));
+      const written = await readFile(join(lab.clusterDir, 'verify.json'), 'utf8').catch(async () => {
+        throw new Error(
+          `verify wrote no verify.json:\n${verified.stdout}\n${verified.stderr}\n${await nodeDiagnostics()}`,
+        );
+      });
+      const report = JSON.parse(written);
       const results = Object.fromEntries(
         (report.checks as Array<{ check: string; ok: boolean; detail: string }>).map((c) => [c.check, c]),
       );
