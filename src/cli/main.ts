@@ -117,12 +117,26 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
+/**
+ * Everything a command opens is closed when it returns, and the process then ends by itself. A
+ * handle that outlives the command must not keep it running: a CI run's `up` (guests behind a
+ * remote hypervisor, reached through it as a jump host) ended its run, then sat for good on one
+ * SSH connection to that hypervisor that nothing owned any more. A second after the command
+ * returns, the process exits with its code (stdout and stderr are written synchronously to files
+ * and pipes on Linux, so nothing printed is lost).
+ */
+function exitSoon(): void {
+  setTimeout(() => process.exit(), 1000).unref();
+}
+
 main(process.argv.slice(2)).then(
   (code) => {
     process.exitCode = code;
+    exitSoon();
   },
   (error: unknown) => {
     err(`kubemix: internal error: ${String(error)}`);
     process.exitCode = EXIT.internalError;
+    exitSoon();
   },
 );
