@@ -121,9 +121,11 @@ function startRun(options: RunPlaybookOptions, playbook: Playbook): PlaybookRun 
   return run;
 }
 
-/** One step of a playbook's linear run: a play's start, a task of one of its sections, or the handlers after a section. */
-type LinearStep = SchedulableTask &
-  ({ kind: 'play'; play: Play } | { kind: 'task'; task: Task } | { kind: 'handlers' });
+/** What one step of a playbook's linear run does: start a play, run a task of one of its sections, or flush the handlers after a section. */
+type LinearStepKind = { kind: 'play'; play: Play } | { kind: 'task'; task: Task } | { kind: 'handlers' };
+
+/** A linear step as the scheduler sees it: named by its position, needing the step before. */
+type LinearStep = SchedulableTask & LinearStepKind;
 
 /**
  * The playbook as the scheduler's graph: a chain, each step waiting for the one before (Ansible's
@@ -132,7 +134,7 @@ type LinearStep = SchedulableTask &
  */
 function linearSteps(playbook: Playbook): LinearStep[] {
   const steps: LinearStep[] = [];
-  const add = (step: { kind: 'play'; play: Play } | { kind: 'task'; task: Task } | { kind: 'handlers' }) =>
+  const add = (step: LinearStepKind) =>
     steps.push({
       ...step,
       name: String(steps.length),
