@@ -27,6 +27,7 @@ function deliberateDifferences(ids: string[], vars: ManifestVars): Deliberate[] 
   const windows = 'Windows needs VNI 4096 / UDP 4789 and both sides must agree (header item 1)';
   const iface = "flanneld tunnels on the node's InternalIP (header item 2)";
   const mark = 'kubemix marks what it applied (header item 3)';
+  const resync = 'flanneld checks its iptables rules every 60 s, not 5 (header item 4)';
   return [
     ...ids.map((id) => ({ at: `${id}: ${MANAGED_BY}`, kind: 'added' as const, ours: 'kubemix', why: mark })),
     { at: `${DS}: spec.template.${MANAGED_BY}`, kind: 'added', ours: 'kubemix', why: mark },
@@ -43,6 +44,7 @@ function deliberateDifferences(ids: string[], vars: ManifestVars): Deliberate[] 
       why: windows,
     },
     { at: `${DS}: ${FLANNELD}.args[3]`, kind: 'added', ours: '--iface=$(NODE_IP)', why: iface },
+    { at: `${DS}: ${FLANNELD}.args[4]`, kind: 'added', ours: '--iptables-resync=60', why: resync },
     {
       at: `${DS}: ${FLANNELD}.env[name=NODE_IP]`,
       kind: 'added',

@@ -136,12 +136,14 @@ describe.each(VAR_SETS)('flannel with %s', (_label, vars) => {
     const flanneld = pod.containers[0]!;
     expect(flanneld.name).toBe('kube-flannel');
     expect(flanneld.image).toBe(vars.images.flannel);
-    // flanneld tunnels on the node's InternalIP, from the Downward API, not the default-route NIC.
+    // flanneld tunnels on the node's InternalIP, from the Downward API, not the default-route NIC,
+    // and checks its iptables rules once a minute (the template's header, item 4).
     expect(flanneld.args).toEqual([
       '--ip-masq',
       '--kube-subnet-mgr',
       '--healthz-port=8081',
       '--iface=$(NODE_IP)',
+      '--iptables-resync=60',
     ]);
     expect(envOf(flanneld)['NODE_IP']).toBe('status.hostIP');
     expect(flanneld.securityContext?.capabilities?.add).toEqual(['NET_ADMIN', 'NET_RAW']);

@@ -1,9 +1,10 @@
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { builtRelease } from '../../fixtures/release/built-release.js';
+import { playbooksDir } from '../../src/playbook/cluster-playbooks.js';
 import type { ClusterSpecInput } from '../../src/spec/schema.js';
 import {
   linuxKubeadmConfiguration,
@@ -119,5 +120,72 @@ describe("the real kubeadm accepts every kubeadm configuration kubemix writes, a
     const checked = await validate('misspelt', text.replace('kubernetesAPICall:', 'kubernetesAPICal:'));
     expect(checked.exitCode).toBe(1);
     expect(checked.output).toContain('strict decoding error: unknown field "timeouts.kubernetesAPICal"');
+  });
+});
+
+/** A static Pod manifest's first container's probes, as the kubelet would read them. */
+interface ProbedPod {
+  spec: {
+    containers: Array<{
+      livenessProbe?: { failureThreshold?: number };
+      readinessProbe?: { periodSeconds?: number };
+    }>;
+  };
+}
+
+describe("the real kubeadm applies kubemix's patches to the control plane's static Pods", () => {
+  // The configurations name the directory init-control-plane.yml fills on a controller; here the
+  // same files are read from the repository, and kubeadm's dry run writes the manifests to `work`.
+  const PATCHES_ON_NODE = '/etc/kubernetes/kubemix/patches';
+
+  it('gives each control-plane container a 30-failure liveness probe and a 10 s readiness probe where kubeadm gives one', async () => {
+    const text = linuxKubeadmConfiguration(varsOf('cp1'), 'init', { name: 'cp1', address: '10.0.0.11' });
+    expect(text).toContain(`directory: ${PATCHES_ON_NODE}`);
+    const config = join(work, 'patched-init.yaml');
+    await writeFile(
+      config,
+      text.replace(PATCHES_ON_NODE, join(playbooksDir(), 'files', 'linux', 'kubeadm-patches')),
+    );
+    const manifests = join(work, 'dry-run');
+    for (const phase of [
+      ['control-plane', 'all'],
+      ['etcd', 'local'],
+    ]) {
+      const run = await execa(kubeadm, ['init', 'phase', ...phase, '--config', config, '--dry-run'], {
+        reject: false,
+        all: true,
+        env: { KUBEADM_INIT_DRYRUN_DIR: manifests },
+      });
+      expect(run.exitCode, run.all).toBe(0);
+      // kubeadm names each patch it applied: a patch file it cannot read or apply fails the phase.
+      expect(run.all).toMatch(/Applied patch of type "application\/strategic-merge-patch\+json"/);
+    }
+    const probes: Record<string, { liveness?: number; readiness?: number }> = {};
+    for (const component of ['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler']) {
+      const pod = parseAllDocuments(
+        await readFile(join(manifests, `${component}.yaml`), 'utf8'),
+      )[0]!.toJS() as ProbedPod;
+      const container = pod.spec.containers[0]!;
+      probes[component] = {
+        liveness: container.livenessProbe?.failureThreshold,
+        ...(container.readinessProbe ? { readiness: container.readinessProbe.periodSeconds } : {}),
+      };
+    }
+    expect(probes).toEqual({
+      etcd: { liveness: 30, readiness: 10 },
+      'kube-apiserver': { liveness: 30, readiness: 10 },
+      'kube-controller-manager': { liveness: 30 },
+      'kube-scheduler': { liveness: 30, readiness: 10 },
+    });
+  });
+
+  it("names the same directory in a controller's join, and none in a worker's", () => {
+    const controller = linuxKubeadmConfiguration(varsOf('cp2'), 'join-control-plane', {
+      name: 'cp2',
+      address: '10.0.0.21',
+    });
+    const worker = linuxKubeadmConfiguration(varsOf('lw1'), 'join', { name: 'lw1', address: '10.0.0.12' });
+    expect(controller).toContain(`directory: ${PATCHES_ON_NODE}`);
+    expect(worker).not.toContain('patches:');
   });
 });
