@@ -15,14 +15,15 @@ import { OfflineLibvirtCluster } from './offline-libvirt-cluster.js';
 // guests, CoreDNS and kube-proxy. What the test asserts comes from the real cluster: the API's
 // Node objects, flannel's annotations, the guests' links, and kubemix verify's checks.
 //
-// Opt-in (KUBEMIX_REAL_CLUSTER=1 npm run test:qemu): on this 2-core machine under TCG one `up`
-// took 18.5 minutes on an idle machine (wait-for-hosts 1.8, prepare-linux 7, kubeadm init 3, the
-// flannel rollout 3, the join 3.5), and the file builds the cluster twice, which does not fit CI's
-// time yet. What the real cluster taught kubemix on the way: kubeadm's API-call and TLS-bootstrap
-// timeouts and the control plane's leader election sized for emulation (kubeadm-config.yaml.j2),
-// a worker's Node waited for before `kubectl wait` (join-linux-workers.yml), and kubeadm's own
-// errors in kubemix's output (its token and certificate key withheld instead of no_log). The
-// worker has 1 vCPU so that the controller keeps most of the machine.
+// Opt-in (KUBEMIX_REAL_CLUSTER=1 npm run test:qemu): on this 2-core machine under TCG `up`, the
+// checks and verify took 16.4 minutes with `down` (the second `up` of the last test doubles
+// that), which does not fit CI's time yet. What the real cluster taught kubemix on the way:
+// kubeadm's API-call and TLS-bootstrap timeouts and the control plane's leader election sized for
+// emulation, ECDSA keys and relaxed control-plane probes (kubeadm-config.yaml.j2), flanneld's
+// iptables check once a minute (kube-flannel.yaml.j2), a worker's Node waited for before `kubectl
+// wait` (join-linux-workers.yml), and kubeadm's own errors in kubemix's output (its token and
+// certificate key withheld instead of no_log). The worker has 1 vCPU so that the controller keeps
+// most of the machine.
 const REAL_CLUSTER = process.env['KUBEMIX_REAL_CLUSTER'] === '1';
 const lab = new OfflineLibvirtCluster('kmxreal');
 let upResult: Awaited<ReturnType<typeof kubemix>>;
