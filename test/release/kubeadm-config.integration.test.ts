@@ -2,7 +2,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { parseAllDocuments } from 'yaml';
+import { parse, parseAllDocuments } from 'yaml';
 import { builtRelease } from '../../fixtures/release/built-release.js';
 import { playbooksDir } from '../../src/playbook/cluster-playbooks.js';
 import type { ClusterSpecInput } from '../../src/spec/schema.js';
@@ -162,9 +162,7 @@ describe("the real kubeadm applies kubemix's patches to the control plane's stat
     }
     const probes: Record<string, { liveness?: number; readiness?: number }> = {};
     for (const component of ['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler']) {
-      const pod = parseAllDocuments(
-        await readFile(join(manifests, `${component}.yaml`), 'utf8'),
-      )[0]!.toJS() as ProbedPod;
+      const pod = parse(await readFile(join(manifests, `${component}.yaml`), 'utf8')) as ProbedPod;
       const container = pod.spec.containers[0]!;
       probes[component] = {
         liveness: container.livenessProbe?.failureThreshold,
