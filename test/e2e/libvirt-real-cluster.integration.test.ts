@@ -15,9 +15,9 @@ import { OfflineLibvirtCluster } from './offline-libvirt-cluster.js';
 // guests, CoreDNS and kube-proxy. What the test asserts comes from the real cluster: the API's
 // Node objects, flannel's annotations, the guests' links, and kubemix verify's checks.
 //
-// Opt-in (KUBEMIX_REAL_CLUSTER=1 npm run test:qemu): on this 2-core machine under TCG `up`, the
-// checks and verify took 16.4 minutes with `down` (the second `up` of the last test doubles
-// that), which does not fit CI's time yet. What the real cluster taught kubemix on the way:
+// Opt-in (KUBEMIX_REAL_CLUSTER=1 npm run test:qemu): on this 2-core machine under TCG the whole
+// file took 26 minutes (the first `up` 12.4, verify 1, `down` + the second `up` + `down` 11.5),
+// which does not fit CI's time yet. What the real cluster taught kubemix on the way:
 // kubeadm's API-call and TLS-bootstrap timeouts and the control plane's leader election sized for
 // emulation, ECDSA keys and relaxed control-plane probes (kubeadm-config.yaml.j2), flanneld's
 // iptables check once a minute (kube-flannel.yaml.j2), a worker's Node waited for before `kubectl
