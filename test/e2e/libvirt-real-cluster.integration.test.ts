@@ -15,16 +15,16 @@ import { OfflineLibvirtCluster } from './offline-libvirt-cluster.js';
 // guests, CoreDNS and kube-proxy. What the test asserts comes from the real cluster: the API's
 // Node objects, flannel's annotations, the guests' links, and kubemix verify's checks.
 //
-// Opt-in (KUBEMIX_REAL_CLUSTER=1 npm run test:qemu): on this 2-core machine under TCG the whole
-// file took 26 minutes (the first `up` 12.4, verify 1, `down` + the second `up` + `down` 11.5),
-// which does not fit CI's time yet. What the real cluster taught kubemix on the way:
+// The `real` tier (test/vitest.config.ts): the last of a whole run, alone, because its emulated
+// controller needs both of this machine's cores. Under TCG the whole file took 26 minutes (the
+// first `up` 12.4, verify 1, `down` + the second `up` + `down` 11.5). What the real cluster taught
+// kubemix on the way:
 // kubeadm's API-call and TLS-bootstrap timeouts and the control plane's leader election sized for
 // emulation, ECDSA keys and relaxed control-plane probes (kubeadm-config.yaml.j2), flanneld's
 // iptables check once a minute (kube-flannel.yaml.j2), a worker's Node waited for before `kubectl
 // wait` (join-linux-workers.yml), and kubeadm's own errors in kubemix's output (its token and
 // certificate key withheld instead of no_log). The worker has 1 vCPU so that the controller keeps
 // most of the machine.
-const REAL_CLUSTER = process.env['KUBEMIX_REAL_CLUSTER'] === '1';
 const lab = new OfflineLibvirtCluster('kmxreal');
 let upResult: Awaited<ReturnType<typeof kubemix>>;
 /** What the nodes said when `up` failed (kubemix's own output has kubeadm's, not the kubelet's). */
@@ -85,7 +85,6 @@ function expectBothReady(listed: NodeObject[]): void {
 }
 
 beforeAll(async () => {
-  if (!REAL_CLUSTER) return;
   // kubeadm's preflight asks a control plane for 2 CPUs and 1700 MB. The worker has 1 vCPU: the
   // machine's 2 cores emulate both guests, and a worker with 2 vCPUs took as much of them as the
   // controller, whose API server then restarted (liveness) while the worker waited to join.
@@ -98,7 +97,7 @@ beforeAll(async () => {
 
 afterAll(() => lab.stop(), 10 * 60_000);
 
-describe.runIf(REAL_CLUSTER)('a real Kubernetes cluster on QEMU guests, built offline by kubemix', () => {
+describe('a real Kubernetes cluster on QEMU guests, built offline by kubemix', () => {
   it('runs up to the Linux worker joined', () => {
     expect(upResult.exitCode, `${upResult.stdout}\n${upResult.stderr}\n${diagnostics}`).toBe(0);
     for (const task of ['init-control-plane', 'install-flannel', 'join-linux-workers'])

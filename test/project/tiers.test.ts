@@ -64,8 +64,17 @@ function forbiddenUses(file: string): string[] {
 }
 
 describe('test tiers (test/vitest.config.ts)', () => {
-  it('has the four projects', () => {
-    expect([...byProject.keys()].sort()).toEqual(['e2e', 'integration', 'qemu', 'unit']);
+  it('has the five projects', () => {
+    expect([...byProject.keys()].sort()).toEqual(['e2e', 'integration', 'qemu', 'real', 'unit']);
+  });
+
+  it('runs the real-cluster tier after every other tier, one file at a time', () => {
+    // Its emulated controller fell into a restart loop when other files shared the cores.
+    const groupOrder = (p: TestProjectInlineConfiguration) => p.test?.sequence?.groupOrder ?? 0;
+    const real = projects.find((p) => p.test?.name === 'real');
+    const others = projects.filter((p) => p !== real);
+    expect(real?.test?.maxWorkers).toBe(1);
+    expect(others.map(groupOrder).filter((order) => order >= groupOrder(real ?? {}))).toEqual([]);
   });
 
   it('puts every test file in exactly one project', () => {
@@ -79,8 +88,8 @@ describe('test tiers (test/vitest.config.ts)', () => {
     expect(misplaced).toEqual([]);
   });
 
-  it('names only files that exist in its lists of e2e and qemu files', () => {
-    for (const name of ['e2e', 'qemu']) {
+  it('names only files that exist in its lists of e2e, qemu and real-cluster files', () => {
+    for (const name of ['e2e', 'qemu', 'real']) {
       const project = projects.find((p) => p.test?.name === name);
       const literal = (project?.test?.include ?? []).filter((glob) => !glob.includes('*'));
       expect(literal.filter((path) => !allTestFiles.includes(path))).toEqual([]);
