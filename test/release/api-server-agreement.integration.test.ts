@@ -8,6 +8,7 @@ import {
   startLocalControlPlane,
 } from '../../fixtures/release/local-control-plane.js';
 import { MANIFEST_NAMES, renderManifest } from '../../src/manifests/index.js';
+import { registerNode } from '../helpers/real-nodes.js';
 import { testTempDir } from '../helpers/temp.js';
 import type { FakeHost } from '../lab/helpers.js';
 import { host, init } from '../lab/pinned-kubeadm-host.js';
@@ -35,6 +36,8 @@ beforeAll(async () => {
   const initialised = await init(lab, 'cp1', '10.9.0.2');
   expect(initialised.code, initialised.stderr).toBe(0);
   labAdmin = join(lab.root, 'etc/kubernetes/admin.conf');
+  // The lab's controller after `kubeadm init`, before a pod network: a control plane, not Ready.
+  await registerNode(real, { name: 'cp1', os: 'linux', controlPlane: true, ready: false });
 }, 120_000);
 
 afterAll(async () => {
@@ -69,6 +72,43 @@ async function applyBoth(name: string, text: string): Promise<{ lab: Answer; rea
     },
   };
 }
+
+/** The same kubectl command line on the lab's controller and against the real control plane. */
+async function runBoth(args: string[]): Promise<{ lab: Answer; real: Answer }> {
+  const fromLab = await lab.run('kubectl', ['--kubeconfig', labAdmin, ...args]);
+  const fromReal = await real.kubectl(args);
+  return {
+    lab: { exitCode: fromLab.code, stdout: fromLab.stdout.trim(), stderr: fromLab.stderr.trim() },
+    real: { exitCode: fromReal.exitCode, stdout: fromReal.stdout.trim(), stderr: fromReal.stderr.trim() },
+  };
+}
+
+/**
+ * The playbooks' other kubectl commands (playbooks/cluster/*.yml), where the answer depends on
+ * what the API server has: a Node that is not there yet, a controller that is not Ready, taints
+ * added twice and removed, a DaemonSet and a Deployment that are not there. In order, each on
+ * what the previous left, and before any manifest is applied: the real side has no kubelet to make
+ * a node Ready and no controllers to roll anything out.
+ */
+const COMMANDS: string[][] = [
+  ['wait', '--for=condition=Ready', 'node/linux-01', '--timeout=3s'],
+  ['wait', '--for=condition=Ready', 'node/cp1', '--timeout=2s'],
+  ['get', 'node', 'linux-01'],
+  ['taint', 'nodes', 'cp1', 'os=windows:NoSchedule', '--overwrite'],
+  ['taint', 'nodes', 'cp1', 'os=windows:NoSchedule', '--overwrite'],
+  ['taint', 'nodes', 'cp1', 'os=windows:NoSchedule-'],
+  ['taint', 'nodes', 'linux-01', 'os=windows:NoSchedule', '--overwrite'],
+  ['delete', 'deployment', 'win-webserver', '--ignore-not-found'],
+  ['-n', 'kube-system', 'rollout', 'status', 'ds/kube-proxy-windows', '--timeout=2s'],
+  ['-n', 'kube-system', 'rollout', 'status', 'deployment/win-webserver-2019', '--timeout=2s'],
+];
+
+describe("the playbooks' kubectl commands: the lab answers as the real control plane does", () => {
+  it.each(COMMANDS.map((args) => [args.join(' '), args] as const))('kubectl %s', async (_line, args) => {
+    const answers = await runBoth([...args]);
+    expect(answers.lab).toEqual(answers.real);
+  });
+});
 
 describe("kubectl apply of kubemix's manifests: the lab's API server and the real one agree", () => {
   it.each(MANIFEST_NAMES)('%s: accepted by both, with the same output', async (name) => {

@@ -1,6 +1,5 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { stringify } from 'yaml';
 import { builtRelease } from '../../fixtures/release/built-release.js';
 import {
   type LocalControlPlane,
@@ -8,6 +7,7 @@ import {
 } from '../../fixtures/release/local-control-plane.js';
 import { pollUntil } from '../../scripts/lab/poll.js';
 import { type ManifestName, renderManifest } from '../../src/manifests/index.js';
+import { type NodeSpec, registerNode } from '../helpers/real-nodes.js';
 import { testTempDir } from '../helpers/temp.js';
 import { TWO_VERSION_VARS } from '../manifests/manifest-vars.js';
 
@@ -20,13 +20,6 @@ import { TWO_VERSION_VARS } from '../manifests/manifest-vars.js';
 // pod on the wrong build would show.
 
 const BUILD = { '2019': '10.0.17763', '2022': '10.0.20348' } as const;
-
-interface NodeSpec {
-  name: string;
-  os: 'linux' | 'windows';
-  build?: string;
-  controlPlane?: boolean;
-}
 
 const NODES: NodeSpec[] = [
   { name: 'controller-01', os: 'linux', controlPlane: true },
@@ -51,47 +44,6 @@ async function kubectl(args: string[], input?: string): Promise<string> {
   const run = await cp.kubectl(args, input);
   if (run.exitCode !== 0) throw new Error(`kubectl ${args.join(' ')}: ${run.stderr}`);
   return run.stdout;
-}
-
-/** A Node as its kubelet registers it (labels) and as the cluster leaves it (taints, Ready). */
-async function registerNode(node: NodeSpec): Promise<void> {
-  const labels: Record<string, string> = {
-    'kubernetes.io/os': node.os,
-    'kubernetes.io/arch': 'amd64',
-    'kubernetes.io/hostname': node.name,
-    ...(node.build ? { 'node.kubernetes.io/windows-build': node.build } : {}),
-    ...(node.controlPlane ? { 'node-role.kubernetes.io/control-plane': '' } : {}),
-  };
-  await kubectl(
-    ['create', '-f', '-'],
-    stringify({ apiVersion: 'v1', kind: 'Node', metadata: { name: node.name, labels } }),
-  );
-  // The node lifecycle controller would lift the not-ready taint admission puts on a new Node; it
-  // does not run here, so the taints are set as a Ready cluster has them.
-  const taints = [
-    ...(node.controlPlane ? [{ key: 'node-role.kubernetes.io/control-plane', effect: 'NoSchedule' }] : []),
-    ...(node.os === 'windows' ? [{ key: 'os', value: 'windows', effect: 'NoSchedule' }] : []),
-  ];
-  await kubectl(['patch', 'node', node.name, '--type=merge', '-p', JSON.stringify({ spec: { taints } })]);
-  const resources = { cpu: '4', memory: '8Gi', pods: '110' };
-  const status = {
-    status: {
-      capacity: resources,
-      allocatable: resources,
-      conditions: [
-        { type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'kubelet is posting ready status' },
-      ],
-    },
-  };
-  await kubectl([
-    'patch',
-    'node',
-    node.name,
-    '--subresource=status',
-    '--type=merge',
-    '-p',
-    JSON.stringify(status),
-  ]);
 }
 
 interface PodObject {

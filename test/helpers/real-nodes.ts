@@ -1,0 +1,76 @@
+import { stringify } from 'yaml';
+import type { LocalControlPlane } from '../../fixtures/release/local-control-plane.js';
+
+/** A Node of a test's cluster on the real local control plane (no kubelet behind it). */
+export interface NodeSpec {
+  name: string;
+  os: 'linux' | 'windows';
+  /** A Windows node's build (the `node.kubernetes.io/windows-build` label its kubelet sets). */
+  build?: string;
+  controlPlane?: boolean;
+  /** Default true. A node without a pod network yet is not Ready (the kubelet's own reason). */
+  ready?: boolean;
+  /** kubemix's opt-in os=windows:NoSchedule taint on a Windows node; default true. */
+  windowsTaint?: boolean;
+}
+
+async function kubectlOk(cp: LocalControlPlane, args: string[], input?: string): Promise<void> {
+  const run = await cp.kubectl(args, input);
+  if (run.exitCode !== 0) throw new Error(`kubectl ${args.join(' ')}: ${run.stderr}`);
+}
+
+/**
+ * Registers a Node as its kubelet would (labels, capacity, the Ready condition) and leaves it as
+ * the node lifecycle controller would (which does not run on the local control plane): the
+ * not-ready taint admission puts on a new Node replaced by the taints a built cluster has
+ * (kubeadm's control-plane taint, kubemix's os=windows taint).
+ */
+export async function registerNode(cp: LocalControlPlane, node: NodeSpec): Promise<void> {
+  const ready = node.ready ?? true;
+  const labels: Record<string, string> = {
+    'kubernetes.io/os': node.os,
+    'kubernetes.io/arch': 'amd64',
+    'kubernetes.io/hostname': node.name,
+    ...(node.build ? { 'node.kubernetes.io/windows-build': node.build } : {}),
+    ...(node.controlPlane ? { 'node-role.kubernetes.io/control-plane': '' } : {}),
+  };
+  await kubectlOk(
+    cp,
+    ['create', '-f', '-'],
+    stringify({ apiVersion: 'v1', kind: 'Node', metadata: { name: node.name, labels } }),
+  );
+  const taints = [
+    ...(node.controlPlane ? [{ key: 'node-role.kubernetes.io/control-plane', effect: 'NoSchedule' }] : []),
+    ...(node.os === 'windows' && (node.windowsTaint ?? true)
+      ? [{ key: 'os', value: 'windows', effect: 'NoSchedule' }]
+      : []),
+    ...(ready ? [] : [{ key: 'node.kubernetes.io/not-ready', effect: 'NoSchedule' }]),
+  ];
+  await kubectlOk(cp, [
+    'patch',
+    'node',
+    node.name,
+    '--type=merge',
+    '-p',
+    JSON.stringify({ spec: { taints } }),
+  ]);
+  const resources = { cpu: '4', memory: '8Gi', pods: '110' };
+  const condition = ready
+    ? { type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'kubelet is posting ready status' }
+    : {
+        type: 'Ready',
+        status: 'False',
+        reason: 'KubeletNotReady',
+        message: 'container runtime network not ready: NetworkReady=false reason:NetworkPluginNotReady',
+      };
+  const status = { status: { capacity: resources, allocatable: resources, conditions: [condition] } };
+  await kubectlOk(cp, [
+    'patch',
+    'node',
+    node.name,
+    '--subresource=status',
+    '--type=merge',
+    '-p',
+    JSON.stringify(status),
+  ]);
+}
