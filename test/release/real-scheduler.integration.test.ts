@@ -87,7 +87,7 @@ beforeAll(async () => {
   });
   // kubeadm's kube-proxy add-on makes this ServiceAccount; the Windows kube-proxy DaemonSet runs as it.
   await kubectl(['create', 'serviceaccount', 'kube-proxy', '-n', 'kube-system']);
-  for (const node of NODES) await registerNode(node);
+  for (const node of NODES) await registerNode(cp, node);
 }, 120_000);
 
 afterAll(async () => {
