@@ -10,13 +10,6 @@ export interface NodeSpec {
   controlPlane?: boolean;
   /** Default true. A node without a pod network yet is not Ready (the kubelet's own reason). */
   ready?: boolean;
-  /** kubemix's opt-in os=windows:NoSchedule taint on a Windows node; default true. */
-  windowsTaint?: boolean;
-}
-
-async function kubectlOk(cp: LocalControlPlane, args: string[], input?: string): Promise<void> {
-  const run = await cp.kubectl(args, input);
-  if (run.exitCode !== 0) throw new Error(`kubectl ${args.join(' ')}: ${run.stderr}`);
 }
 
 /**
@@ -34,19 +27,16 @@ export async function registerNode(cp: LocalControlPlane, node: NodeSpec): Promi
     ...(node.build ? { 'node.kubernetes.io/windows-build': node.build } : {}),
     ...(node.controlPlane ? { 'node-role.kubernetes.io/control-plane': '' } : {}),
   };
-  await kubectlOk(
-    cp,
+  await cp.kubectlOk(
     ['create', '-f', '-'],
     stringify({ apiVersion: 'v1', kind: 'Node', metadata: { name: node.name, labels } }),
   );
   const taints = [
     ...(node.controlPlane ? [{ key: 'node-role.kubernetes.io/control-plane', effect: 'NoSchedule' }] : []),
-    ...(node.os === 'windows' && (node.windowsTaint ?? true)
-      ? [{ key: 'os', value: 'windows', effect: 'NoSchedule' }]
-      : []),
+    ...(node.os === 'windows' ? [{ key: 'os', value: 'windows', effect: 'NoSchedule' }] : []),
     ...(ready ? [] : [{ key: 'node.kubernetes.io/not-ready', effect: 'NoSchedule' }]),
   ];
-  await kubectlOk(cp, [
+  await cp.kubectlOk([
     'patch',
     'node',
     node.name,
@@ -64,7 +54,7 @@ export async function registerNode(cp: LocalControlPlane, node: NodeSpec): Promi
         message: 'container runtime network not ready: NetworkReady=false reason:NetworkPluginNotReady',
       };
   const status = { status: { capacity: resources, allocatable: resources, conditions: [condition] } };
-  await kubectlOk(cp, [
+  await cp.kubectlOk([
     'patch',
     'node',
     node.name,

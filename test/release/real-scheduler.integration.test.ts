@@ -6,7 +6,7 @@ import {
   startLocalControlPlane,
 } from '../../fixtures/release/local-control-plane.js';
 import { pollUntil } from '../../scripts/lab/poll.js';
-import { type ManifestName, renderManifest } from '../../src/manifests/index.js';
+import { MANIFEST_NAMES, renderManifest } from '../../src/manifests/index.js';
 import { type NodeSpec, registerNode } from '../helpers/real-nodes.js';
 import { testTempDir } from '../helpers/temp.js';
 import { TWO_VERSION_VARS } from '../manifests/manifest-vars.js';
@@ -19,6 +19,8 @@ import { TWO_VERSION_VARS } from '../manifests/manifest-vars.js';
 // the pods, so the question is only where they are bound. Two Windows builds (2019 and 2022), so a
 // pod on the wrong build would show.
 
+// The builds real Windows kubelets report, written here rather than read from src/manifests: a
+// wrong build there then shows as unschedulable pods instead of agreeing with itself.
 const BUILD = { '2019': '10.0.17763', '2022': '10.0.20348' } as const;
 
 const NODES: NodeSpec[] = [
@@ -28,23 +30,7 @@ const NODES: NodeSpec[] = [
   { name: 'windows-2022', os: 'windows', build: BUILD['2022'] },
 ];
 
-/** The manifests install-flannel, install-windows-networking and the workloads apply, in that order. */
-const MANIFESTS: ManifestName[] = [
-  'kube-flannel',
-  'kube-flannel-windows',
-  'kube-proxy-windows',
-  'runtimeclasses',
-  'win-webserver',
-  'linux-netexec',
-];
-
 let cp: LocalControlPlane;
-
-async function kubectl(args: string[], input?: string): Promise<string> {
-  const run = await cp.kubectl(args, input);
-  if (run.exitCode !== 0) throw new Error(`kubectl ${args.join(' ')}: ${run.stderr}`);
-  return run.stdout;
-}
 
 interface PodObject {
   metadata: { name: string; namespace: string; ownerReferences?: Array<{ kind: string; name: string }> };
@@ -61,7 +47,7 @@ async function settledPods(expected: number): Promise<PodObject[]> {
   // A poll of the API: the controllers and the scheduler work on their own time.
   await pollUntil(
     async () => {
-      pods = JSON.parse(await kubectl(['get', 'pods', '-A', '-o', 'json'])).items as PodObject[];
+      pods = JSON.parse(await cp.kubectlOk(['get', 'pods', '-A', '-o', 'json'])).items as PodObject[];
       return pods.length >= expected && pods.every((pod) => pod.spec.nodeName || unschedulable(pod));
     },
     { timeoutMs: 60_000, intervalMs: 500 },
@@ -86,7 +72,7 @@ beforeAll(async () => {
     scheduling: true,
   });
   // kubeadm's kube-proxy add-on makes this ServiceAccount; the Windows kube-proxy DaemonSet runs as it.
-  await kubectl(['create', 'serviceaccount', 'kube-proxy', '-n', 'kube-system']);
+  await cp.kubectlOk(['create', 'serviceaccount', 'kube-proxy', '-n', 'kube-system']);
   for (const node of NODES) await registerNode(cp, node);
 }, 120_000);
 
@@ -96,7 +82,10 @@ afterAll(async () => {
 
 describe("the real scheduler and controllers place kubemix's workloads on a mixed cluster", () => {
   it('binds each DaemonSet to its OS, each Windows version to its build, the Linux workloads to Linux', async () => {
-    for (const name of MANIFESTS) await kubectl(['apply', '-f', '-'], renderManifest(name, TWO_VERSION_VARS));
+    // MANIFEST_NAMES is in the order the playbooks apply them: the RuntimeClasses before the
+    // Deployments whose pods name them (RuntimeClass admission looks them up).
+    for (const name of MANIFEST_NAMES)
+      await cp.kubectlOk(['apply', '-f', '-'], renderManifest(name, TWO_VERSION_VARS));
     // 2 Linux flannel, 2 Windows flannel, 2 Windows kube-proxy, 2 x 2 win-webserver, 2 Linux
     // netexec and its client.
     const pods = await settledPods(13);
@@ -117,15 +106,15 @@ describe("the real scheduler and controllers place kubemix's workloads on a mixe
   it('leaves a Windows version unschedulable when its RuntimeClass names a build no node has', async () => {
     // No garbage collector and no kubelet here: the ReplicaSets go with their Deployments by
     // hand, and their bound pods are force-deleted (no kubelet would confirm a graceful delete).
-    await kubectl(['delete', 'deployment,replicaset', '-l', 'app=win-webserver']);
-    await kubectl(['delete', 'pods', '-l', 'app=win-webserver', '--force', '--grace-period=0']);
-    await kubectl(['delete', 'runtimeclass', 'windows-2019']);
+    await cp.kubectlOk(['delete', 'deployment,replicaset', '-l', 'app=win-webserver']);
+    await cp.kubectlOk(['delete', 'pods', '-l', 'app=win-webserver', '--force', '--grace-period=0']);
+    await cp.kubectlOk(['delete', 'runtimeclass', 'windows-2019']);
     const misSet = renderManifest('runtimeclasses', TWO_VERSION_VARS).replace(
       `"${BUILD['2019']}"`,
       '"10.0.17764"',
     );
-    await kubectl(['apply', '-f', '-'], misSet);
-    await kubectl(['apply', '-f', '-'], renderManifest('win-webserver', TWO_VERSION_VARS));
+    await cp.kubectlOk(['apply', '-f', '-'], misSet);
+    await cp.kubectlOk(['apply', '-f', '-'], renderManifest('win-webserver', TWO_VERSION_VARS));
     const pods = (await settledPods(13)).filter((p) => p.metadata.name.startsWith('win-webserver-2019'));
     expect(pods).toHaveLength(2);
     for (const pod of pods) {
@@ -140,12 +129,12 @@ describe("the real scheduler and controllers place kubemix's workloads on a mixe
       '\n',
     );
     expect(untolerated).not.toBe(renderManifest('kube-proxy-windows', TWO_VERSION_VARS));
-    await kubectl(['apply', '-f', '-'], untolerated);
+    await cp.kubectlOk(['apply', '-f', '-'], untolerated);
     // The DaemonSet controller only makes pods for nodes whose NoSchedule taints the pod tolerates.
     const settled = await pollUntil(
       async () => {
         const ds = JSON.parse(
-          await kubectl(['get', 'daemonset', 'kube-proxy-windows', '-n', 'kube-system', '-o', 'json']),
+          await cp.kubectlOk(['get', 'daemonset', 'kube-proxy-windows', '-n', 'kube-system', '-o', 'json']),
         );
         return (
           ds.status.observedGeneration === ds.metadata.generation && ds.status.desiredNumberScheduled === 0
