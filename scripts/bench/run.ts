@@ -10,6 +10,8 @@
  *     the cached base image (0 bytes downloaded), and `up --stop-after prepare-linux` of the e2e spec.
  *  6. What `kubemix ci`'s reporting (JUnit, report, logs, secret scan, history) adds to a run.
  *  7. EC2 provider against moto: API calls and wall time per phase for 1 vs 20 instances.
+ *  8. Only when named (`npm run bench -- real-ha`): a real highly available control plane (three
+ *     controllers and a worker on QEMU guests, the real release), up, verify and down.
  * Results are printed and written to bench-results/<time>.json.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -25,10 +27,13 @@ import { ec2CallsBench } from './ec2-calls.js';
 import { kubemixRunBench } from './kubemix-run-bench.js';
 import { libvirtBootBench } from './libvirt-boot.js';
 import { libvirtPrepareLinuxBench } from './libvirt-prepare-linux.js';
+import { libvirtRealHaBench } from './libvirt-real-ha.js';
 import { ansibleBench, execChannelFloor, persistentShellFloor } from './ssh-floors.js';
 
 const only = process.argv.slice(2);
-const wanted = (part: string) => only.length === 0 || only.includes(part);
+/** Parts that run only when named: each takes the machine for the better part of an hour. */
+const NAMED_ONLY = ['real-ha'];
+const wanted = (part: string) => only.includes(part) || (only.length === 0 && !NAMED_ONLY.includes(part));
 const results: Record<string, unknown> = { date: new Date().toISOString() };
 const fmt = (ms: number) => (ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${ms.toFixed(0)} ms`);
 const log = (line = '') => process.stdout.write(`${line}\n`);
@@ -240,6 +245,36 @@ async function ec2(): Promise<void> {
   results['ec2'] = runs;
 }
 
+async function realHa(): Promise<void> {
+  const ha = await libvirtRealHaBench();
+  log('== real HA control plane (3 controllers + 1 Linux worker, real release, QEMU under TCG)');
+  if (ha.upMs !== undefined) log(`  up to the worker joined ${fmt(ha.upMs)}`);
+  log(
+    `  ${Object.entries(ha.tasksMs)
+      .map(([task, ms]) => `${task} ${fmt(ms)}`)
+      .join(', ')}`,
+  );
+  log(
+    `  nodes Ready: ${Object.entries(ha.nodesReady)
+      .map(([n, ready]) => `${n} ${ready}`)
+      .join(', ')}`,
+  );
+  log(`  API server pods ${ha.apiServerPods}; etcd members ${ha.etcdMembers.length}`);
+  for (const member of ha.etcdMembers) log(`    ${member}`);
+  if (ha.verifyMs !== undefined)
+    log(
+      `  verify ${fmt(ha.verifyMs)}: ${Object.entries(ha.checks)
+        .map(([c, ok]) => `${c} ${ok ? 'ok' : 'FAILED'}`)
+        .join(', ')}`,
+    );
+  if (ha.downMs !== undefined) log(`  down ${fmt(ha.downMs)}; left afterwards: ${ha.leftovers.length}`);
+  if (ha.failure) {
+    log(`  FAILED: ${ha.failure}`);
+    process.exitCode = 1;
+  }
+  results['realHa'] = ha;
+}
+
 // The benchmarks start labs, servers and ansible-playbook: like the tests, they must leave nothing
 // behind, and the same check says so (its temp paths go into the run's own directory).
 const hygiene = beginHygieneRun();
@@ -252,6 +287,7 @@ try {
   if (wanted('libvirt')) await libvirt();
   if (wanted('ci')) await ciReport();
   if (wanted('ec2')) await ec2();
+  if (wanted('real-ha')) await realHa();
 
   const outDir = fileURLToPath(new URL('../../../bench-results', import.meta.url));
   mkdirSync(outDir, { recursive: true });

@@ -201,6 +201,7 @@ export async function fetchArtifacts(options: FetchArtifactsOptions): Promise<Ar
         ...(artifact.url ? { url: artifact.url } : {}),
         ...(artifact.image ? { image: artifact.image } : {}),
         ...(artifact.windowsVersion ? { windowsVersion: artifact.windowsVersion } : {}),
+        ...(artifact.role ? { role: artifact.role } : {}),
         ...(artifact.version ? { version: artifact.version } : {}),
       };
       if (artifact.url === undefined) {

@@ -37,6 +37,12 @@ const entrySchema = z
       .optional()
       .describe("The publisher's digest file beside the file (`<hex>  <name>`); empty: none"),
     digest_algorithm: z.string().optional().describe('sha256 or sha512: the algorithm of digest_url'),
+    role: z
+      .literal('control-plane')
+      .optional()
+      .describe(
+        'Only the control-plane nodes copy and import it: kubeadm runs the control plane and etcd nowhere else',
+      ),
     each: z
       .literal('windows-workload')
       .optional()
@@ -92,6 +98,8 @@ export interface Artifact {
   digest?: { url: string; algorithm: DigestAlgorithm };
   /** Only the Windows nodes of this Windows Server version need it (`each: windows-workload`). */
   windowsVersion?: string;
+  /** Only the control-plane nodes need it (`role: control-plane`). */
+  role?: 'control-plane';
 }
 
 /** Path of the artifacts list shipped in the package. */
@@ -180,6 +188,7 @@ function renderEntry(
     });
   if (fileName !== '') files.set(fileName, name);
   const artifact: Artifact = { name, os: entry.os, kind: entry.kind, file: fileName };
+  if (entry.role) artifact.role = entry.role;
   if (entry.apt) {
     const apt = (field: 'repository' | 'package' | 'release'): string => {
       try {

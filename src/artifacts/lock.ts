@@ -25,6 +25,8 @@ export interface LockEntry {
   image?: string;
   /** Only Windows nodes of this Windows Server version import it (per-version workload images). */
   windowsVersion?: string;
+  /** Only the control-plane nodes copy and import it (kubeadm's control-plane images). */
+  role?: 'control-plane';
   /** The Debian version a repository's index gave an `apt` artifact. */
   version?: string;
   /** SHA-256 of the file; null for an image tarball not placed yet. */

@@ -160,6 +160,13 @@ describe('kubemix artifacts (loopback mirror)', () => {
     const images = lock.artifacts.filter((e) => e.kind === 'image');
     expect(images.length).toBeGreaterThan(5);
     for (const e of images) expect(e.sha256).toBeNull();
+    // prepare-linux copies and imports the control plane's images on the controllers only.
+    expect(
+      images
+        .filter((e) => e.role === 'control-plane')
+        .map((e) => e.name)
+        .sort(),
+    ).toEqual(['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler']);
     const imagesTxt = await readFile(join(out, 'images.txt'), 'utf8');
     expect(imagesTxt).toMatch(
       /^registry\.k8s\.io\/kube-apiserver:v\d+\.\d+\.\d+ kube-apiserver-v[\d.]+\.tar$/m,

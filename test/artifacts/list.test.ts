@@ -182,6 +182,22 @@ describe('playbooks/artifacts.yaml rendered for a spec', () => {
     }
   });
 
+  it("marks kubeadm's control-plane images for the controllers only, and nothing a worker runs", () => {
+    const { artifacts } = render();
+    const images = artifacts.filter((a) => a.kind === 'image' && a.os === 'linux');
+    // kubeadm's static Pods (kube-apiserver, -controller-manager, -scheduler, etcd) run on
+    // control-plane nodes only; kube-proxy, CoreDNS, pause, flannel and verify's agnhost can run on any node.
+    expect(
+      images
+        .filter((a) => a.role === 'control-plane')
+        .map((a) => a.name)
+        .sort(),
+    ).toEqual(['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler']);
+    for (const name of ['kube-proxy', 'coredns', 'pause', 'flannel', 'flannel-cni-plugin', 'agnhost'])
+      expect(byName(artifacts, name).role, name).toBeUndefined();
+    expect(artifacts.filter((a) => a.os === 'windows' && a.role !== undefined)).toEqual([]);
+  });
+
   it('names the Windows downloads after the last segment of their URL (the offline script shim looks them up so)', () => {
     const { artifacts } = render();
     const windows = artifacts.filter((a) => a.os === 'windows' && a.kind !== 'image');
@@ -290,6 +306,7 @@ describe('parseArtifactsFile', () => {
 artifacts:
   - { name: a, os: linux, kind: deb, file: a.deb }
   - { name: a, os: solaris, kind: image, image: x, file: x.tar }
+  - { name: b, os: linux, kind: image, image: y, file: y.tar, role: worker }
 `;
     let error: SpecError | undefined;
     try {
@@ -300,6 +317,7 @@ artifacts:
     expect(error).toBeInstanceOf(SpecError);
     expect(error!.exitCode).toBe(2);
     expect(error!.message).toContain('my-artifacts.yaml: artifacts.1.os');
+    expect(error!.message).toContain('my-artifacts.yaml: artifacts.2.role');
     expect(error!.message).toContain(
       'my-artifacts.yaml: artifacts.0: an image entry has `image` and `file`; an `apt` entry is a deb with neither `url` nor `file`; any other entry has `url` and `file`',
     );

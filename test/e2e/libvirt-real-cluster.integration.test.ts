@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { flannelSubnetEnv } from '../../fixtures/lab/state/footprint.js';
 import { guestSsh } from '../../fixtures/libvirt/lab.js';
 import { builtRelease } from '../../fixtures/release/built-release.js';
 import type { kubemix } from './helpers.js';
@@ -134,6 +135,25 @@ describe('a real Kubernetes cluster on QEMU guests, built offline by kubemix', (
       const link = await guestSsh(lab.clusterDir, address, 'ip -d link show flannel.4096');
       expect(link.exitCode, link.stderr).toBe(0);
       expect(link.stdout).toMatch(/vxlan id 4096 .*dstport 4789/);
+    }
+  });
+
+  it("writes the subnet.env for flannel's CNI plugin that the lab's stand-in models", async () => {
+    // The lab runs no flanneld: what it says a node's flanneld wrote (fixtures/lab/state/footprint.ts)
+    // is held here to what the real one wrote on each guest, from the node's real lease.
+    const netConf = await kubectl(
+      "-n kube-flannel get configmap kube-flannel-cfg -o jsonpath='{.data.net-conf\\.json}'",
+    );
+    expect(netConf.exitCode, netConf.stderr).toBe(0);
+    const network = (JSON.parse(netConf.stdout) as { Network: string }).Network;
+    const podCidrs = Object.fromEntries((await nodeObjects()).map((n) => [n.metadata.name, n.spec.podCIDR]));
+    for (const [name, address] of [
+      ['controller-01', lab.guest(0)],
+      ['linux-01', lab.guest(1)],
+    ] as const) {
+      const written = await guestSsh(lab.clusterDir, address, 'cat /run/flannel/subnet.env');
+      expect(written.exitCode, written.stderr).toBe(0);
+      expect(written.stdout, name).toBe(flannelSubnetEnv(network, podCidrs[name]!));
     }
   });
 

@@ -35,6 +35,8 @@ let mirror: OfflineMirror;
 let spec: string;
 let clusterDir: string;
 let list: Artifact[];
+/** The spec's control-plane hosts (its static hosts in group `control-plane`). */
+let controllers: string[];
 
 const linuxHosts = () => lab.linux.hosts;
 
@@ -81,6 +83,9 @@ beforeAll(async () => {
   // The spec a user would write: the lab's, plus the artifacts directory (relative to the spec).
   // Debian's containerd/runc versions move so the mirror's test packages need no pinned digest.
   const doc = parse(await readFile(lab.specPath, 'utf8')) as Record<string, unknown>;
+  controllers = (doc['provider'] as { hosts: Array<{ name: string; group: string }> }).hosts
+    .filter((h) => h.group === 'control-plane')
+    .map((h) => h.name);
   const pinned = loadVersions();
   release = makeStaticRelease({ containerd: pinned['containerd-linux']!, runc: pinned['runc-linux']! });
   spec = join(dirname(lab.specPath), 'offline-lab.yaml');
@@ -133,14 +138,28 @@ describe('kubemix up with artifacts.dir (offline)', () => {
     // The repository's newest revision of the release, as its index listed it.
     const version = newestTestVersion(list.find((a) => a.name === 'kubelet')!);
     expect(version).toMatch(/-2\.1$/);
-    const linuxImages = list.filter((a) => a.os === 'linux' && a.kind === 'image').map((a) => a.image!);
+    const linuxImages = list.filter((a) => a.os === 'linux' && a.kind === 'image');
+    const controlPlaneOnly = linuxImages.filter((a) => a.role === 'control-plane').map((a) => a.name);
+    // kubeadm's four control-plane images, which a worker never runs.
+    expect(controllers).toEqual(['lab-01']);
+    expect(controlPlaneOnly.sort()).toEqual([
+      'etcd',
+      'kube-apiserver',
+      'kube-controller-manager',
+      'kube-scheduler',
+    ]);
     for (const host of linuxHosts()) {
       const state = await hostState(host);
       // Not one download: no curl to the internet, no apt-get update, no repository package.
       expect(state.network ?? [], host.name).toEqual([]);
       expect(state.packages).toMatchObject({ kubelet: version, kubeadm: version, kubectl: version });
-      // flannel's images (and kubeadm's) are on every Linux node before anything runs them.
-      expect(state.images).toEqual(linuxImages.map(normalizeImageRef).sort());
+      // flannel's images and kube-proxy's are on every Linux node before anything runs them, the
+      // control plane's only on the controllers: neither copied to a worker nor imported there.
+      const wanted = linuxImages.filter((a) => controllers.includes(host.name) || a.role === undefined);
+      expect(state.images, host.name).toEqual(wanted.map((a) => normalizeImageRef(a.image!)).sort());
+      const copied = (await ssh(host, 'ls /var/lib/kubemix-lab/artifacts')).stdout.split('\n');
+      for (const image of linuxImages)
+        expect(copied.includes(image.file), `${host.name}: ${image.file}`).toBe(wanted.includes(image));
       const repo = await ssh(
         host,
         'test -e /etc/apt/sources.list.d/kubernetes.list || test -e /etc/apt/keyrings/kubernetes-apt-keyring.gpg',
