@@ -5,6 +5,7 @@ import { startMixedClusterLab } from '../../fixtures/cluster-lab/mixed-lab.js';
 import { kubemixCli } from '../lab/kubemix-cli.js';
 import { makeTempDir } from '../lab/temp-dir.js';
 import { REALISTIC_DURATIONS } from './cluster-makespan.js';
+import { median } from './stats.js';
 
 /** What `kubemix ci`'s reporting costs on top of the build and teardown it reports on. */
 export interface CiReportingResult {
@@ -21,7 +22,6 @@ export interface CiReportingResult {
 }
 
 const cliPath = kubemixCli();
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
 
 async function timed(args: string[]): Promise<number> {
   const started = performance.now();

@@ -1,5 +1,6 @@
 /**
  * `npm run bench`: timings that never belong in pass/fail tests.
+ *  0. Start-up of plan, status, versions and --help against a bare `node -e 0`, paired runs.
  *  1. 50 x `command: /bin/true` on 10 lab hosts: kubemix (whole command) vs ansible-playbook vs
  *     two ssh2 floors on open connections (exec channel per command, one persistent shell).
  *  2. kubemix on 200 hosts x 20 tasks (loopback lab): wall time and peak RSS.
@@ -29,6 +30,7 @@ import { libvirtBootBench } from './libvirt-boot.js';
 import { libvirtPrepareLinuxBench } from './libvirt-prepare-linux.js';
 import { libvirtRealHaBench } from './libvirt-real-ha.js';
 import { ansibleBench, execChannelFloor, persistentShellFloor } from './ssh-floors.js';
+import { startupBench } from './startup.js';
 
 const only = process.argv.slice(2);
 /** Parts that run only when named: each takes the machine for the better part of an hour. */
@@ -37,6 +39,24 @@ const wanted = (part: string) => only.includes(part) || (only.length === 0 && !N
 const results: Record<string, unknown> = { date: new Date().toISOString() };
 const fmt = (ms: number) => (ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${ms.toFixed(0)} ms`);
 const log = (line = '') => process.stdout.write(`${line}\n`);
+
+/** #25's start-up targets: every listed command within 250 ms wall and 3x a bare `node -e 0`. */
+const STARTUP_TARGET_MS = 250;
+const STARTUP_TARGET_RATIO = 3;
+
+async function startup(): Promise<void> {
+  const figures = await startupBench();
+  log(
+    `== start-up: median of ${figures[0]?.runs ?? 0} runs, each paired with a bare \`node -e 0\` (targets: <= ${STARTUP_TARGET_MS} ms and <= ${STARTUP_TARGET_RATIO}x)`,
+  );
+  for (const f of figures) {
+    const met = f.medianMs <= STARTUP_TARGET_MS && f.ratio <= STARTUP_TARGET_RATIO ? 'met' : 'NOT met';
+    log(
+      `  kubemix ${f.command.padEnd(26)} ${fmt(f.medianMs).padStart(7)} (${fmt(f.spreadMs[0])}-${fmt(f.spreadMs[1])})  ${f.ratio.toFixed(2)}x node -e 0 (${f.ratioSpread[0].toFixed(2)}-${f.ratioSpread[1].toFixed(2)}; node ${fmt(f.nodeMedianMs)})  ${met}`,
+    );
+  }
+  results['startup'] = figures;
+}
 
 async function sshComparison(): Promise<void> {
   const hosts = 10;
@@ -280,6 +300,7 @@ async function realHa(): Promise<void> {
 const hygiene = beginHygieneRun();
 process.env['TMPDIR'] = hygiene.runDir;
 try {
+  if (wanted('startup')) await startup();
   if (wanted('ssh')) await sshComparison();
   if (wanted('many')) await manyHosts();
   if (wanted('winrm')) await winrm();

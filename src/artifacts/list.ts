@@ -4,6 +4,7 @@ import { parse } from 'yaml';
 import { z } from 'zod';
 import { SpecError } from '../errors/index.js';
 import { packageRoot } from '../fs/package-root.js';
+import { parsedPackageFile } from '../fs/parsed-files.js';
 import type { DigestAlgorithm } from '../manifests/windows-release-assets.js';
 import { renderString } from '../template/index.js';
 
@@ -148,7 +149,8 @@ export function parseArtifactsFile(text: string, file = 'playbooks/artifacts.yam
 
 /** Reads and parses playbooks/artifacts.yaml (or another list). */
 export function loadArtifactsFile(path = artifactsFilePath()): ArtifactsFile {
-  return parseArtifactsFile(readFileSync(path, 'utf8'), path);
+  const text = readFileSync(path, 'utf8');
+  return parsedPackageFile(path, text, () => parseArtifactsFile(text, path));
 }
 
 const SHA256 = /^[0-9a-f]{64}$/;

@@ -1,6 +1,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { packageRoot } from '../fs/package-root.js';
+import { parsedPackageFile } from '../fs/parsed-files.js';
 import type { PlanStep } from '../types/plan.js';
 import { parseTaskFile } from './parse-playbook.js';
 import { planStepFromTask } from './plan-step.js';
@@ -13,7 +14,8 @@ export function playbooksDir(): string {
 /**
  * Reads every task file in playbooks/cluster (`<name>.yml`) as plan steps, keyed by file stem
  * (`prepare-linux`, `cleanup-windows`, ...). The planner decides which files a task needs.
- * A file with problems is a SpecError naming the file, line and column.
+ * A file with problems is a SpecError naming the file, line and column. The shipped files come
+ * from the build's parsed copy while unchanged (src/fs/parsed-files.ts).
  */
 export async function loadClusterPlaybooks(
   dir = join(playbooksDir(), 'cluster'),
@@ -22,8 +24,10 @@ export async function loadClusterPlaybooks(
   const loaded: Record<string, PlanStep[]> = {};
   for (const file of files) {
     const path = join(dir, file);
-    const tasks = parseTaskFile(await readFile(path, 'utf8'), path);
-    loaded[file.slice(0, -'.yml'.length)] = tasks.map((task) => planStepFromTask(task));
+    const text = await readFile(path, 'utf8');
+    loaded[file.slice(0, -'.yml'.length)] = parsedPackageFile(path, text, () =>
+      parseTaskFile(text, path).map((task) => planStepFromTask(task)),
+    );
   }
   return loaded;
 }

@@ -28,7 +28,7 @@ let installed = false;
 export function installMemberGuard(): void {
   if (installed) return;
   installed = true;
-  const runtime = nunjucks.runtime as unknown as { memberLookup(obj: unknown, val: unknown): unknown };
+  const runtime = nunjucks().runtime as unknown as { memberLookup(obj: unknown, val: unknown): unknown };
   const inner = runtime.memberLookup;
   runtime.memberLookup = function memberLookup(obj: unknown, val: unknown) {
     if (FORBIDDEN_MEMBERS.has(String(val))) throw new FilterError(`templates cannot read "${String(val)}"`);

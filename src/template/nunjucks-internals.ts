@@ -58,10 +58,26 @@ interface Nunjucks {
 
 const require = createRequire(import.meta.url);
 
-/** The nunjucks module, typed for the parts kubemix uses. */
-export const nunjucks = require('nunjucks') as Nunjucks;
+let loaded: Nunjucks | undefined;
+let loadedTransformer: NjTransformer | undefined;
+
+/**
+ * The nunjucks module, typed for the parts kubemix uses. Loaded on first use, not when this
+ * module is imported: commands that render no template (`status`, `--help`) never pay for
+ * compiling nunjucks (#25's start-up).
+ */
+export function nunjucks(): Nunjucks {
+  loaded ??= require('nunjucks') as Nunjucks;
+  return loaded;
+}
 
 /** nunjucks' AST transformer (not re-exported by its index). */
-export const transformer = require('nunjucks/src/transformer.js') as {
+interface NjTransformer {
   transform(ast: NjNode, asyncFilters: string[], name: string): unknown;
-};
+}
+
+/** nunjucks' AST transformer, loaded on first use as nunjucks() is. */
+export function transformer(): NjTransformer {
+  loadedTransformer ??= require('nunjucks/src/transformer.js') as NjTransformer;
+  return loadedTransformer;
+}

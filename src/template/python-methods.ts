@@ -1,7 +1,4 @@
-import { createRequire } from 'node:module';
 import { nunjucks } from './nunjucks-internals.js';
-
-const require = createRequire(import.meta.url);
 
 /** Python string methods Ansible users call on strings (`x.startswith('a')`, `out.splitlines()`). */
 const STRING_METHODS: Record<string, (self: string, ...args: any[]) => unknown> = {
@@ -62,8 +59,8 @@ let installed = false;
 export function installPythonMethods(): void {
   if (installed) return;
   installed = true;
-  (require('nunjucks') as { installJinjaCompat(): void }).installJinjaCompat();
-  const runtime = nunjucks.runtime as unknown as { memberLookup(obj: unknown, val: unknown): unknown };
+  (nunjucks() as unknown as { installJinjaCompat(): void }).installJinjaCompat();
+  const runtime = nunjucks().runtime as unknown as { memberLookup(obj: unknown, val: unknown): unknown };
   const original = runtime.memberLookup;
   runtime.memberLookup = function memberLookup(obj: unknown, val: unknown) {
     if (typeof obj === 'string' && typeof val === 'string') {

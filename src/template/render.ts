@@ -32,7 +32,11 @@ function createEnvironment(): NjEnvironment {
   installPythonMethods();
   installMemberGuard();
   // trimBlocks: Ansible renders with trim_blocks=True, so `{% for %}` lines leave no blank line.
-  const env = new nunjucks.Environment([], { autoescape: false, throwOnUndefined: false, trimBlocks: true });
+  const env = new (nunjucks().Environment)([], {
+    autoescape: false,
+    throwOnUndefined: false,
+    trimBlocks: true,
+  });
   for (const [name, fn] of Object.entries(FILTERS)) env.addFilter(name, fn);
   for (const [name, fn] of Object.entries(TESTS)) env.addTest(name, fn);
   // Jinja's capitalised literals, which Ansible users write all the time.
@@ -54,7 +58,12 @@ function createEnvironment(): NjEnvironment {
   return env;
 }
 
-const env = createEnvironment();
+let environment: NjEnvironment | undefined;
+/** The one environment, made at the first render: importing this module loads no nunjucks. */
+const env = (): NjEnvironment => {
+  environment ??= createEnvironment();
+  return environment;
+};
 const cache = new Map<string, NjTemplate>();
 const CACHE_LIMIT = 5000;
 
@@ -62,11 +71,11 @@ function compile(source: string, display = source): NjTemplate {
   let template = cache.get(source);
   if (template) return template;
   try {
-    const ast = strictify(nunjucks.parser.parse(source, [], env.opts));
-    const compiler = new nunjucks.compiler.Compiler('template', false);
-    compiler.compile(transformer.transform(ast, env.asyncFilters, 'template'));
+    const ast = strictify(nunjucks().parser.parse(source, [], env().opts));
+    const compiler = new (nunjucks().compiler.Compiler)('template', false);
+    compiler.compile(transformer().transform(ast, env().asyncFilters, 'template'));
     const props = new Function(compiler.getCode())();
-    template = new nunjucks.Template({ type: 'code', obj: props }, env, 'template', true);
+    template = new (nunjucks().Template)({ type: 'code', obj: props }, env(), 'template', true);
   } catch (error) {
     throw translate(error, display);
   }
@@ -84,7 +93,7 @@ let contextPrototype: object | undefined;
 function contextFor(vars: object): object {
   if (!contextPrototype) {
     let grabbed: object | undefined;
-    env.addGlobal('__kmx_grab', function (this: object) {
+    env().addGlobal('__kmx_grab', function (this: object) {
       grabbed = Object.getPrototypeOf(this) as object;
       return '';
     });
@@ -94,7 +103,7 @@ function contextFor(vars: object): object {
     if (!contextPrototype) throw new Error('nunjucks context prototype not found');
   }
   return Object.assign(Object.create(contextPrototype) as object, {
-    env,
+    env: env(),
     ctx: Object.create(vars),
     blocks: {},
     exported: [],
@@ -133,9 +142,9 @@ function run(source: string, vars: object, display = source): { output: string; 
   try {
     let failure: unknown;
     let output = '';
-    const frame = new nunjucks.runtime.Frame() as { topLevel?: boolean };
+    const frame = new (nunjucks().runtime.Frame)() as { topLevel?: boolean };
     frame.topLevel = true;
-    template.rootRenderFunc(env, contextFor(vars), frame, nunjucks.runtime, (err, res) => {
+    template.rootRenderFunc(env(), contextFor(vars), frame, nunjucks().runtime, (err, res) => {
       failure = err;
       output = res;
     });

@@ -56,7 +56,7 @@ function isLookup(node: unknown): node is NjNode {
 }
 
 function wrap(node: NjNode, description = describeLookup(node)): NjNode {
-  const { FunCall, Symbol: SymbolNode, NodeList, Literal } = nunjucks.nodes;
+  const { FunCall, Symbol: SymbolNode, NodeList, Literal } = nunjucks().nodes;
   const name = new Literal(node.lineno, node.colno, description);
   return new FunCall(
     node.lineno,

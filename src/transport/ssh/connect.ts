@@ -1,9 +1,10 @@
 import { connect as netConnect, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { type AnyAuthMethod, Client, type ParsedKey } from 'ssh2';
+import type { AnyAuthMethod, Client, ParsedKey } from 'ssh2';
 import { ConnectionError } from '../../errors/index.js';
 import { type HostKeyCheck, type HostKeyParams, hostKeyCheck } from './host-key-check.js';
 import { knownKeyTypes } from './known-hosts.js';
+import { ssh2 } from './ssh2-module.js';
 
 /** Everything needed to open one authenticated connection (already resolved: no references left). */
 export interface ConnectParams {
@@ -173,7 +174,7 @@ interface HandshakeStage {
 function handshake(stage: HandshakeStage): Promise<Client> {
   const { params, sock, deadline, hostKeys, methods, tried } = stage;
   const where = `${params.address}:${params.port}`;
-  const client = new Client();
+  const client = new (ssh2().Client)();
   const knownTypes = knownKeyTypes(params.hostKeys.entries, params.address, params.port);
 
   return new Promise<Client>((resolve, reject) => {

@@ -2,8 +2,6 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { homedir, userInfo } from 'node:os';
 import type { ParsedKey } from 'ssh2';
-// ssh2 is CommonJS: under plain Node ESM only some names are importable, `utils` is not.
-import ssh2 from 'ssh2';
 import { ConnectionError } from '../../errors/index.js';
 import type { HostCredentials } from '../../types/inventory.js';
 import type { ConnectParams } from './connect.js';
@@ -17,6 +15,7 @@ import {
   type ResolvedSshConfig,
   resolveSshConfig,
 } from './ssh-config.js';
+import { ssh2 } from './ssh2-module.js';
 
 /** Options of an {@link SshTransport}: one host, how to reach it, how to trust it, how to log in. */
 export interface SshTransportOptions {
@@ -122,7 +121,7 @@ async function readKnownHosts(files: string[]): Promise<KnownHostEntry[]> {
 }
 
 function parseKey(data: Buffer, passphrase: Buffer | undefined, source: string, label: string): ParsedKey {
-  const parsed = ssh2.utils.parseKey(data, passphrase);
+  const parsed = ssh2().utils.parseKey(data, passphrase);
   const key = Array.isArray(parsed) ? parsed[0] : parsed;
   if (key instanceof Error || key === undefined) {
     const why = key instanceof Error ? key.message : 'no key found';
