@@ -91,7 +91,7 @@ function execOnce(client: Client, command: string): Promise<number | null> {
   });
 }
 
-async function lockstep(
+export async function lockstep(
   hostsCount: number,
   tasks: number,
   run: (hostIndex: number) => Promise<unknown>,
@@ -140,27 +140,51 @@ class BareShell {
   }
 }
 
-/** (b) One persistent /bin/sh per host, commands fed over its stdin, minimal framing. */
-export async function persistentShellFloor(options: FloorOptions): Promise<FloorResult> {
+/** Persistent shells on every host, open: `run` times `tasks` lockstep commands on them. */
+export interface OpenShells {
+  connectMs: number;
+  /** Wall time of `tasks` x the command on every host, task by task. */
+  run(tasks: number): Promise<number>;
+  close(): void;
+}
+
+/** Opens one persistent /bin/sh per host (the floor's connections and shells). */
+export async function openPersistentShells(options: FloorOptions): Promise<OpenShells> {
   const command = options.command ?? '/bin/true';
   const t0 = performance.now();
   const clients = await Promise.all(options.hosts.map((h) => openRaw(h, options)));
-  const shells = await Promise.all(
-    clients.map(
-      (c) =>
-        new Promise<BareShell>((resolve, reject) =>
-          c.exec('exec /bin/sh', (error, channel) =>
-            error ? reject(error) : resolve(new BareShell(channel)),
-          ),
-        ),
-    ),
-  );
-  const connectMs = performance.now() - t0;
   try {
-    const wall = await lockstep(shells.length, options.tasks, (i) => shells[i]!.run(command));
-    return finish('ssh2 persistent shell per host', options, wall, connectMs);
-  } finally {
+    const shells = await Promise.all(
+      clients.map(
+        (c) =>
+          new Promise<BareShell>((resolve, reject) =>
+            c.exec('exec /bin/sh', (error, channel) =>
+              error ? reject(error) : resolve(new BareShell(channel)),
+            ),
+          ),
+      ),
+    );
+    return {
+      connectMs: performance.now() - t0,
+      run: (tasks) => lockstep(shells.length, tasks, (i) => shells[i]!.run(command)),
+      close: () => {
+        for (const c of clients) c.end();
+      },
+    };
+  } catch (error) {
     for (const c of clients) c.end();
+    throw error;
+  }
+}
+
+/** (b) One persistent /bin/sh per host, commands fed over its stdin, minimal framing. */
+export async function persistentShellFloor(options: FloorOptions): Promise<FloorResult> {
+  const shells = await openPersistentShells(options);
+  try {
+    const wall = await shells.run(options.tasks);
+    return finish('ssh2 persistent shell per host', options, wall, shells.connectMs);
+  } finally {
+    shells.close();
   }
 }
 
