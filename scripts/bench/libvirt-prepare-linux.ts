@@ -7,6 +7,7 @@ import { ensureLibvirtd } from '../../fixtures/libvirt/libvirtd.js';
 import { writeOfflineLibvirtSpec } from '../../fixtures/libvirt/offline-artifacts.js';
 import { kubemixCli } from '../lab/kubemix-cli.js';
 import { makeTempDir } from '../lab/temp-dir.js';
+import { type HostPipeline, hostPipeline } from './host-pipeline.js';
 import { events } from './libvirt-boot.js';
 
 const cli = kubemixCli();
@@ -22,6 +23,8 @@ export interface PrepareLinuxRun {
   wallMs: number;
   /** Task durations from the run's event log, in the order they ended. */
   tasksMs: Record<string, number>;
+  /** What the barrier between wait-for-hosts and prepare-linux cost (host-pipeline.ts). */
+  pipeline?: HostPipeline;
 }
 
 /**
@@ -56,8 +59,10 @@ export async function libvirtPrepareLinuxBench(): Promise<PrepareLinuxRun> {
     const wallMs = performance.now() - started;
     if (up.exitCode !== 0) throw new Error(`kubemix up failed:\n${up.stdout.slice(-2000)}\n${up.stderr}`);
     const tasksMs: Record<string, number> = {};
-    for (const e of await events(clusterDir)) if (e.type === 'task-end') tasksMs[e.task] = e.durationMs;
-    return { wallMs, tasksMs };
+    const upEvents = await events(clusterDir);
+    for (const e of upEvents) if (e.type === 'task-end') tasksMs[e.task] = e.durationMs;
+    const pipeline = hostPipeline(upEvents, 'wait-for-hosts', 'prepare-linux');
+    return { wallMs, tasksMs, ...(pipeline ? { pipeline } : {}) };
   } finally {
     if (spec && (await leftovers(cluster)).length > 0)
       await execa('node', [cli, 'down', spec, '--cluster-dir', clusterDir], {

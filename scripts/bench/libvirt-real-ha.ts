@@ -9,6 +9,7 @@ import { uniqueTestCluster } from '../../fixtures/libvirt/test-cluster.js';
 import { builtRelease } from '../../fixtures/release/built-release.js';
 import { kubemixCli } from '../lab/kubemix-cli.js';
 import { makeTempDir } from '../lab/temp-dir.js';
+import { type HostPipeline, hostPipeline } from './host-pipeline.js';
 import { events } from './libvirt-boot.js';
 
 const cli = kubemixCli();
@@ -20,6 +21,8 @@ export interface RealHaRun {
   upMs?: number;
   /** Task durations of `up` from its event log, in the order they ended. */
   tasksMs: Record<string, number>;
+  /** What the barrier between wait-for-hosts and prepare-linux cost (host-pipeline.ts). */
+  pipeline?: HostPipeline;
   verifyMs?: number;
   /** verify's checks and whether each passed. */
   checks: Record<string, boolean>;
@@ -84,8 +87,10 @@ export async function libvirtRealHaBench(): Promise<RealHaRun> {
     ));
     let started = performance.now();
     const up = await run(spec, clusterDir, 'up', '--stop-after', 'join-linux-workers');
-    for (const e of await events(clusterDir))
-      if (e.type === 'task-end') result.tasksMs[e.task] = e.durationMs;
+    const upEvents = await events(clusterDir);
+    for (const e of upEvents) if (e.type === 'task-end') result.tasksMs[e.task] = e.durationMs;
+    const pipeline = hostPipeline(upEvents, 'wait-for-hosts', 'prepare-linux');
+    if (pipeline) result.pipeline = pipeline;
     if (up.exitCode !== 0) {
       result.failure = `kubemix up failed:\n${up.stdout.slice(-3000)}\n${up.stderr.slice(-1000)}`;
       return result;

@@ -3,7 +3,8 @@
  *  0. Start-up of plan, status, versions and --help against a bare `node -e 0`, paired runs.
  *  1. 50 x `command: /bin/true` on 10 lab hosts: kubemix (whole command) vs ansible-playbook vs
  *     two ssh2 floors on open connections (exec channel per command, one persistent shell).
- *  2. kubemix on 200 hosts x 20 tasks (loopback lab): wall time and peak RSS.
+ *  2. kubemix on 200 hosts x 20 tasks (loopback lab): wall time and peak RSS; then 5 tasks on
+ *     100, 200, 500 and 1,000 hosts (wall, RSS, open file descriptors): the scaling curve.
  *  3. WinRM: HTTP requests per command on a reused shell; file copy throughput on loopback.
  *  4. Mixed-cluster makespan on the lab against its critical path.
  *  5. libvirt guests (real libvirtd, QEMU under TCG here): boot-to-SSH per guest, 1 guest vs 3 in
@@ -19,13 +20,15 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { measureCopyThroughput, measureRoundTrips } from '../../fixtures/winrm-server/bench-helpers.js';
+import { packageRoot } from '../../src/fs/package-root.js';
 import { beginHygieneRun, endHygieneRun } from '../lab/hygiene-run.js';
 import { startLab } from '../lab/lab.js';
 import { formatLeftovers } from '../lab/leftovers.js';
 import { ciReporting } from './ci-reporting.js';
 import { clusterMakespan } from './cluster-makespan.js';
 import { ec2CallsBench } from './ec2-calls.js';
-import { kubemixRunBench } from './kubemix-run-bench.js';
+import { Figures } from './figures.js';
+import { type CommandMeasure, kubemixRunBench } from './kubemix-run-bench.js';
 import { libvirtBootBench } from './libvirt-boot.js';
 import { libvirtPrepareLinuxBench } from './libvirt-prepare-linux.js';
 import { libvirtRealHaBench } from './libvirt-real-ha.js';
@@ -33,7 +36,12 @@ import { ansibleBench, execChannelFloor, persistentShellFloor } from './ssh-floo
 import { startupBench } from './startup.js';
 import { taskHostCost } from './task-host-cost.js';
 
-const only = process.argv.slice(2);
+const args = process.argv.slice(2);
+/** `--keep`: this run's figures become the results the repository keeps (commit the file). */
+const keep = args.includes('--keep');
+const only = args.filter((a) => a !== '--keep');
+/** Every figure with a target, compared with scripts/bench/kept-results.json. */
+const figures = new Figures(join(packageRoot(), 'scripts', 'bench', 'kept-results.json'));
 /** Parts that run only when named: each takes the machine for the better part of an hour. */
 const NAMED_ONLY = ['real-ha'];
 const wanted = (part: string) => only.includes(part) || (only.length === 0 && !NAMED_ONLY.includes(part));
@@ -46,17 +54,19 @@ const STARTUP_TARGET_MS = 250;
 const STARTUP_TARGET_RATIO = 3;
 
 async function startup(): Promise<void> {
-  const figures = await startupBench();
+  const startupFigures = await startupBench();
   log(
-    `== start-up: median of ${figures[0]?.runs ?? 0} runs, each paired with a bare \`node -e 0\` (targets: <= ${STARTUP_TARGET_MS} ms and <= ${STARTUP_TARGET_RATIO}x)`,
+    `== start-up: median of ${startupFigures[0]?.runs ?? 0} runs, each paired with a bare \`node -e 0\` (targets: <= ${STARTUP_TARGET_MS} ms and <= ${STARTUP_TARGET_RATIO}x)`,
   );
-  for (const f of figures) {
-    const met = f.medianMs <= STARTUP_TARGET_MS && f.ratio <= STARTUP_TARGET_RATIO ? 'met' : 'NOT met';
+  for (const f of startupFigures) {
     log(
-      `  kubemix ${f.command.padEnd(26)} ${fmt(f.medianMs).padStart(7)} (${fmt(f.spreadMs[0])}-${fmt(f.spreadMs[1])})  ${f.ratio.toFixed(2)}x node -e 0 (${f.ratioSpread[0].toFixed(2)}-${f.ratioSpread[1].toFixed(2)}; node ${fmt(f.nodeMedianMs)})  ${met}`,
+      `  kubemix ${f.command.padEnd(26)} ${fmt(f.medianMs).padStart(7)} (${fmt(f.spreadMs[0])}-${fmt(f.spreadMs[1])}) ${figures.add(`startup ${f.command} wall`, { value: f.medianMs, unit: 'ms', max: STARTUP_TARGET_MS })}`,
+    );
+    log(
+      `  ${''.padEnd(34)} ${f.ratio.toFixed(2)}x node -e 0 (${f.ratioSpread[0].toFixed(2)}-${f.ratioSpread[1].toFixed(2)}; node ${fmt(f.nodeMedianMs)}) ${figures.add(`startup ${f.command} vs node`, { value: f.ratio, unit: 'x', max: STARTUP_TARGET_RATIO })}`,
     );
   }
-  results['startup'] = figures;
+  results['startup'] = startupFigures;
 }
 
 /** Paired rounds of kubemix's playbook runner against the persistent-shell floor. */
@@ -115,10 +125,10 @@ async function sshComparison(): Promise<void> {
     );
     log(`  kubemix is ${vsAnsible.toFixed(1)}x faster than Ansible (target >= 20x)`);
     log(
-      `  kubemix per task-host, connections open: ${marginalMs.toFixed(2)} ms (floor ${cost.medianFloorMs.toFixed(2)} ms) = ${vsFloor.toFixed(2)}x the persistent-shell floor (${cost.ratioSpread[0].toFixed(2)}-${cost.ratioSpread[1].toFixed(2)} over ${cost.rounds} paired rounds; target <= 1.5x) ${vsFloor <= 1.5 ? 'met' : 'NOT met'}`,
+      `  kubemix per task-host, connections open: ${marginalMs.toFixed(2)} ms (floor ${cost.medianFloorMs.toFixed(2)} ms) = ${vsFloor.toFixed(2)}x the persistent-shell floor (${cost.ratioSpread[0].toFixed(2)}-${cost.ratioSpread[1].toFixed(2)} over ${cost.rounds} paired rounds) ${figures.add('task-host vs persistent shell', { value: vsFloor, unit: 'x', max: 1.5 })}`,
     );
     log(
-      `  kubemix fixed cost (node start-up, module loading, ${hosts} SSH logins): ${fmt(fixedMs)} (target < 300 ms) ${fixedMs < 300 ? 'met' : 'NOT met'}; whole command per task-host ${wholeVsFloor.toFixed(2)}x the floor`,
+      `  kubemix fixed cost (node start-up, module loading, ${hosts} SSH logins): ${fmt(fixedMs)} ${figures.add('fixed cost 10 hosts', { value: fixedMs, unit: 'ms', max: 300 })}; whole command per task-host ${wholeVsFloor.toFixed(2)}x the floor`,
     );
     results['ssh'] = {
       hosts,
@@ -142,28 +152,44 @@ async function sshComparison(): Promise<void> {
   }
 }
 
+/** The host counts of the scaling curve (5 tasks each), and #25's 200 x 20 figure. */
+const CURVE_HOSTS = [100, 200, 500, 1000];
+
 async function manyHosts(): Promise<void> {
-  const hosts = 200;
-  const tasks = 20;
-  const started = performance.now();
-  const lab = await startLab({ count: hosts, noNetns: true });
-  const labMs = performance.now() - started;
-  try {
-    const kubemix = await kubemixRunBench({
-      inventoryPath: lab.inventoryPath,
-      hostsCount: hosts,
-      tasks,
-      forks: 50,
-      name: 'kubemix run (forks 50)',
-    });
-    log(`== ${tasks} tasks x ${hosts} hosts (${lab.mode} lab, started in ${fmt(labMs)})`);
-    log(
-      `  kubemix run (whole command)   ${fmt(kubemix.wallMs).padStart(9)}  peak RSS ${kubemix.peakRssMb.toFixed(0)} MB (targets: < 10 s, < 300 MB)`,
-    );
-    results['manyHosts'] = { hosts, tasks, lab: lab.mode, labStartMs: labMs, kubemix };
-  } finally {
-    await lab.stop();
+  const forks = 50;
+  const curve: Array<{ hosts: number; tasks: number; labStartMs: number; kubemix: CommandMeasure }> = [];
+  log(`== many hosts (loopback lab without network namespaces, forks ${forks})`);
+  for (const hosts of CURVE_HOSTS) {
+    const started = performance.now();
+    const lab = await startLab({ count: hosts, noNetns: true });
+    const labStartMs = performance.now() - started;
+    try {
+      const run = (tasks: number) =>
+        kubemixRunBench({ inventoryPath: lab.inventoryPath, hostsCount: hosts, tasks, forks });
+      if (hosts === 200) {
+        const big = await run(20);
+        log(
+          `  200 hosts x 20 tasks: ${fmt(big.wallMs)} ${figures.add('200 hosts x 20 tasks wall', { value: big.wallMs, unit: 'ms', max: 4000 })}, peak RSS ${big.peakRssMb.toFixed(0)} MB ${figures.add('200 hosts x 20 tasks RSS', { value: big.peakRssMb, unit: 'MB', max: 200 })}`,
+        );
+        results['manyHosts'] = { hosts, tasks: 20, lab: lab.mode, labStartMs, kubemix: big };
+      }
+      const point = await run(5);
+      curve.push({ hosts, tasks: 5, labStartMs, kubemix: point });
+      log(
+        `  ${String(hosts).padStart(4)} hosts x 5 tasks: ${fmt(point.wallMs).padStart(8)}  ${(point.wallMs / hosts).toFixed(2)} ms/host  peak RSS ${point.peakRssMb.toFixed(0)} MB  peak open fds ${point.peakFds}  (lab started in ${fmt(labStartMs)})`,
+      );
+      figures.add(`${hosts} hosts x 5 tasks wall`, { value: point.wallMs, unit: 'ms' });
+    } finally {
+      await lab.stop();
+    }
   }
+  // No quadratic step: the time per host at the largest count against the smallest.
+  const perHost = (p: (typeof curve)[number]) => p.kubemix.wallMs / p.hosts;
+  const growth = perHost(curve.at(-1)!) / perHost(curve[0]!);
+  log(
+    `  time per host at ${CURVE_HOSTS.at(-1)} hosts is ${growth.toFixed(2)}x that at ${CURVE_HOSTS[0]} (linear: about 1x or less; quadratic: ${(CURVE_HOSTS.at(-1)! / CURVE_HOSTS[0]!).toFixed(0)}x)`,
+  );
+  results['hostCurve'] = curve;
 }
 
 async function winrm(): Promise<void> {
@@ -193,7 +219,7 @@ async function makespan(): Promise<void> {
   );
   log(`  tasks one after another        ${fmt(result.sumOfTasksMs).padStart(9)}`);
   log(
-    `  makespan is ${result.ratioToCriticalPath.toFixed(3)}x the critical path (target <= 1.05), ${result.ratioToSum.toFixed(2)}x the sequential sum`,
+    `  makespan is ${result.ratioToCriticalPath.toFixed(3)}x the critical path ${figures.add('makespan vs critical path (lab)', { value: result.ratioToCriticalPath, unit: 'x', max: 1.05 })}, ${result.ratioToSum.toFixed(2)}x the sequential sum`,
   );
   results['makespan'] = result;
 }
@@ -237,6 +263,10 @@ async function libvirt(): Promise<void> {
       .map(([task, ms]) => `${task} ${fmt(ms)}`)
       .join(', ')}`,
   );
+  if (prepare.pipeline)
+    log(
+      `  prepare-linux ended at ${fmt(prepare.pipeline.actualMs)}; each guest going on as soon as it was up would end it at ${fmt(prepare.pipeline.pipelinedMs)}: ${prepare.pipeline.ratio.toFixed(3)}x ${figures.add('libvirt makespan vs per-host pipeline', { value: prepare.pipeline.ratio, unit: 'x', max: 1.05 })}`,
+    );
   results['libvirt'] = { one, three, ratio, cpuFloor, prepareLinux: prepare };
 }
 
@@ -285,6 +315,10 @@ async function realHa(): Promise<void> {
       .join(', ')}`,
   );
   log(`  API server pods ${ha.apiServerPods}; etcd members ${ha.etcdMembers.length}`);
+  if (ha.pipeline)
+    log(
+      `  prepare-linux ended at ${fmt(ha.pipeline.actualMs)}; each guest going on as soon as it was up: ${fmt(ha.pipeline.pipelinedMs)} (${ha.pipeline.ratio.toFixed(3)}x)`,
+    );
   for (const member of ha.etcdMembers) log(`    ${member}`);
   if (ha.verifyMs !== undefined)
     log(
@@ -317,9 +351,14 @@ try {
 
   const outDir = fileURLToPath(new URL('../../../bench-results', import.meta.url));
   mkdirSync(outDir, { recursive: true });
+  results['figures'] = figures.current;
   const file = join(outDir, `bench-${String(results['date']).replaceAll(':', '-')}.json`);
   writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
   log(`\nresults written to ${file}`);
+  if (keep) {
+    figures.keep(String(results['date']));
+    log('figures kept in scripts/bench/kept-results.json (commit it)');
+  }
 } finally {
   process.env['TMPDIR'] = hygiene.tmp;
   const left = await endHygieneRun(hygiene);
