@@ -22,8 +22,10 @@ const EXTERNAL_PACKAGES = [
   // ssh2 loads its optional native crypto binding (and cpu-features) by relative require.
   'ssh2',
   'cpu-features',
-  // Loaded through createRequire (src/template/nunjucks-internals.ts), so never seen by a bundler.
+  // Loaded through createRequire on first use (src/template/nunjucks-internals.ts,
+  // src/provider/ec2/keys.ts), so never seen by a bundler.
   'nunjucks',
+  'node-forge',
 ];
 
 async function bundleCli(): Promise<void> {

@@ -1,6 +1,5 @@
 import { chmod, mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { execa } from 'execa';
 import { KubemixError } from '../errors/index.js';
 
 /** The cluster's SSH key pair: kubemix logs in to the machines it creates with it. */
@@ -39,6 +38,7 @@ export async function ensureClusterKey(
   await mkdir(clusterDir, { recursive: true, mode: 0o700 });
   await chmod(clusterDir, 0o700);
   const path = clusterKeyPath(clusterDir, file);
+  const { execa } = await import('execa');
   const made = await execa(
     'ssh-keygen',
     [
