@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { parse } from 'yaml';
 import { SpecError, type SpecIssue } from '../errors/index.js';
 import { packageRoot } from '../fs/package-root.js';
+import { parsedPackageFile } from '../fs/parsed-files.js';
 
 /** Pinned versions by name (playbooks/versions.yaml), after spec overrides. */
 export type Versions = Readonly<Record<string, string>>;
@@ -21,9 +22,15 @@ export function versionsFilePath(): string {
  * @throws SpecError naming `versions.<entry>` for every such override without its digest
  */
 export function loadVersions(overrides: Record<string, string> = {}, source = 'spec'): Versions {
-  const raw = parse(readFileSync(versionsFilePath(), 'utf8')) as Record<string, unknown>;
-  const versions: Record<string, string> = {};
-  for (const [key, value] of Object.entries(raw)) versions[key] = String(value);
+  const path = versionsFilePath();
+  const text = readFileSync(path, 'utf8');
+  // Every command reads the pins: parsed at the build (src/fs/parsed-files.ts) while unchanged.
+  const versions = parsedPackageFile(path, text, () => {
+    const pins: Record<string, string> = {};
+    for (const [key, value] of Object.entries(parse(text) as Record<string, unknown>))
+      pins[key] = String(value);
+    return pins;
+  });
   const issues: SpecIssue[] = Object.keys(overrides)
     .filter((key) => `${key}-sha256` in versions && !(`${key}-sha256` in overrides))
     .map((key) => ({

@@ -6,11 +6,12 @@ import { artifactsFilePath } from '../../src/artifacts/index.js';
 import { packageRoot } from '../../src/fs/package-root.js';
 import { PARSED_FILES, type ParsedFileEntry } from '../../src/fs/parsed-files.js';
 import { playbooksDir } from '../../src/playbook/cluster-playbooks.js';
+import { versionsFilePath } from '../../src/versions/versions.js';
 
 // The integration tier runs after `npm run build` (package.json's test scripts): the build must
 // have recorded every file the commands read at start-up, from the files as they are now.
 describe('dist/parsed-files.json, as `npm run build` writes it', () => {
-  it('holds every cluster playbook and artifacts.yaml, made from their current content', () => {
+  it('holds every cluster playbook, artifacts.yaml and versions.yaml, made from their current content', () => {
     const root = packageRoot();
     const built = JSON.parse(readFileSync(join(root, PARSED_FILES), 'utf8')) as Record<
       string,
@@ -22,6 +23,7 @@ describe('dist/parsed-files.json, as `npm run build` writes it', () => {
         .filter((f) => f.endsWith('.yml'))
         .map((f) => join(clusterDir, f)),
       artifactsFilePath(),
+      versionsFilePath(),
     ];
     expect(Object.keys(built).sort()).toEqual(files.map((f) => relative(root, f)).sort());
     for (const file of files)

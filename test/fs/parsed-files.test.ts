@@ -7,6 +7,7 @@ import { decodeParsedFile, encodeParsedFile, parsedPackageFile } from '../../src
 import { playbooksDir } from '../../src/playbook/cluster-playbooks.js';
 import { parseTaskFile } from '../../src/playbook/parse-playbook.js';
 import { planStepFromTask } from '../../src/playbook/plan-step.js';
+import { loadVersions, versionsFilePath } from '../../src/versions/versions.js';
 
 const root = packageRoot();
 const clusterDir = join(playbooksDir(), 'cluster');
@@ -19,7 +20,7 @@ const playbookSteps = (text: string, path: string) =>
   parseTaskFile(text, path).map((task) => planStepFromTask(task));
 
 describe("the build's parsed copies of kubemix's own YAML files", () => {
-  it('give back exactly what parsing gives, every cluster playbook and artifacts.yaml, wherever the package is', () => {
+  it('give back exactly what parsing gives, every cluster playbook, artifacts.yaml and versions.yaml, wherever the package is', () => {
     expect(playbookFiles.length).toBeGreaterThan(5);
     for (const file of playbookFiles) {
       const path = join(clusterDir, file);
@@ -36,6 +37,9 @@ describe("the build's parsed copies of kubemix's own YAML files", () => {
     const text = readFileSync(artifactsFilePath(), 'utf8');
     const parsed = parseArtifactsFile(text, artifactsFilePath());
     expect(decodeParsedFile(encodeParsedFile(text, parsed, root), root)).toStrictEqual(parsed);
+    const pins = loadVersions();
+    const pinsText = readFileSync(versionsFilePath(), 'utf8');
+    expect(decodeParsedFile(encodeParsedFile(pinsText, { ...pins }, root), root)).toStrictEqual({ ...pins });
   });
 
   it('are used only for the content they were made from: an edited file is parsed anew', () => {
