@@ -1,9 +1,12 @@
+import { spawn } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
 import { builtRelease } from '../../fixtures/release/built-release.js';
+import { stopChild } from '../../scripts/lab/stop-child.js';
+import { freePort } from '../../scripts/lab/windows-ssh-host.js';
 import { playbooksDir } from '../../src/playbook/cluster-playbooks.js';
 import type { ClusterSpecInput } from '../../src/spec/schema.js';
 import {
@@ -113,6 +116,60 @@ describe("the real kubeadm accepts every kubeadm configuration kubemix writes, a
       expect(run.exitCode, `${program} ${flags.join(' ')}: ${run.stderr.split('\n').pop()}`).toBe(0);
     }
   });
+
+  it('starts the real etcd with the raft timing kubemix gives it (etcd validates it only at start)', async () => {
+    const text = linuxKubeadmConfiguration(varsOf('cp1'), 'init', { name: 'cp1', address: '10.0.0.11' });
+    const cluster = parseAllDocuments(text)
+      .map(
+        (d) =>
+          d.toJS() as {
+            kind?: string;
+            etcd?: { local?: { extraArgs?: Array<{ name: string; value: string }> } };
+          },
+      )
+      .find((d) => d?.kind === 'ClusterConfiguration')!;
+    const flags = (cluster.etcd?.local?.extraArgs ?? []).map((a) => `--${a.name}=${a.value}`);
+    expect(flags).toEqual(['--heartbeat-interval=500', '--election-timeout=5000']);
+    const [client, peer] = [await freePort(), await freePort()];
+    const etcd = spawn(
+      join(builtRelease().etcd, 'etcd'),
+      [
+        `--data-dir=${join(work, 'etcd')}`,
+        `--listen-client-urls=http://127.0.0.1:${client}`,
+        `--advertise-client-urls=http://127.0.0.1:${client}`,
+        `--listen-peer-urls=http://127.0.0.1:${peer}`,
+        `--initial-advertise-peer-urls=http://127.0.0.1:${peer}`,
+        `--initial-cluster=default=http://127.0.0.1:${peer}`,
+        ...flags,
+      ],
+      { stdio: ['ignore', 'ignore', 'pipe'] },
+    );
+    let said = '';
+    etcd.stderr.on('data', (d: Buffer) => {
+      said += d.toString();
+    });
+    const exited = new Promise<string>((resolve) =>
+      etcd.once('exit', (code) => resolve(`etcd exited ${code}`)),
+    );
+    try {
+      // Ready once it has elected itself and serves: /health answers {"health":"true"}.
+      const healthy = (async () => {
+        for (;;) {
+          const answer = await fetch(`http://127.0.0.1:${client}/health`)
+            .then((r) => r.json() as Promise<{ health?: string }>)
+            .catch(() => undefined);
+          if (answer?.health === 'true') return 'healthy';
+          await new Promise((resolve) => setTimeout(resolve, 200));
+        }
+      })();
+      expect(await Promise.race([healthy, exited]), said.slice(-1500)).toBe('healthy');
+      // etcd reports the timing it runs with when it starts.
+      expect(said).toContain('"heartbeat-interval":"500ms"');
+      expect(said).toContain('"election-timeout":"5s"');
+    } finally {
+      await stopChild(etcd);
+    }
+  }, 60_000);
 
   it('is strict: the same init configuration with a misspelt field is refused, naming it', async () => {
     const text = linuxKubeadmConfiguration(varsOf('cp1'), 'init', { name: 'cp1', address: '10.0.0.11' });
