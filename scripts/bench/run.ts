@@ -4,7 +4,7 @@
  *  1. 50 x `command: /bin/true` on 10 lab hosts: kubemix (whole command) vs ansible-playbook vs
  *     two ssh2 floors on open connections (exec channel per command, one persistent shell).
  *  2. kubemix on 200 hosts x 20 tasks (loopback lab): wall time and peak RSS; then 5 tasks on
- *     100, 200, 500 and 1,000 hosts (wall, RSS, open file descriptors): the scaling curve.
+ *     100, 200 and 500 hosts (wall, RSS, open file descriptors): the scaling curve.
  *  3. WinRM: HTTP requests per command on a reused shell; file copy throughput on loopback.
  *  4. Mixed-cluster makespan on the lab against its critical path.
  *  5. libvirt guests (real libvirtd, QEMU under TCG here): boot-to-SSH per guest, 1 guest vs 3 in
@@ -152,8 +152,12 @@ async function sshComparison(): Promise<void> {
   }
 }
 
-/** The host counts of the scaling curve (5 tasks each), and #25's 200 x 20 figure. */
-const CURVE_HOSTS = [100, 200, 500, 1000];
+/**
+ * The host counts of the scaling curve (5 tasks each), and #25's 200 x 20 figure. 1,000 hosts (the
+ * issue's last point) is left out: a 1,000-host lab did not finish starting within 4 minutes here
+ * (100 hosts start in 8 s, 500 in 42 s), and why is not known yet.
+ */
+const CURVE_HOSTS = [100, 200, 500];
 
 async function manyHosts(): Promise<void> {
   const forks = 50;
