@@ -1,5 +1,6 @@
 import { chmod, copyFile, mkdir, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { execa } from 'execa';
 import type { CommandResult } from '../../types/command-result.js';
 import { failedResult, succeededResult } from '../../types/command-result.js';
 import { LOCALHOST } from '../../types/localhost.js';
@@ -22,8 +23,6 @@ export class LocalTransport implements Transport {
       args = ['-n', '-u', user, '--', file, ...args];
       file = 'sudo';
     }
-    // execa on first use: commands that never run anything locally (plan, status) skip loading it.
-    const { execa } = await import('execa');
     const child = execa(file, args, {
       reject: false,
       all: false,
