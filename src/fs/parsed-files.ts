@@ -5,10 +5,9 @@ import { packageRoot } from './package-root.js';
 
 /**
  * The parsed forms of kubemix's own YAML files (the cluster playbooks, playbooks/artifacts.yaml
- * and versions.yaml),
- * made once at `npm run build` (scripts/cache-parsed-files.ts) so that a command does not parse
- * ~100 KB of YAML at every start: the `yaml` package took ~250 ms of the ~600 ms of CPU that `kubemix plan`
- * or `status` used (#25). An entry is used only when the file's SHA-256 is the one it was made
+ * and versions.yaml), made once at `npm run build` (scripts/cache-parsed-files.ts) so that a
+ * command does not parse ~100 KB of YAML at every start: the `yaml` package took ~250 ms of the
+ * ~600 ms of CPU that `kubemix plan` or `status` used (#25). An entry is used only when the file's SHA-256 is the one it was made
  * from, so an edited file is parsed anew, never served stale. Package paths inside a value (a
  * playbook step's source file) are kept relative to the package root, so the cache stays right
  * wherever the package is installed.
