@@ -151,9 +151,11 @@ describe('a real Kubernetes cluster on QEMU guests, built offline by kubemix', (
       ['controller-01', lab.guest(0)],
       ['linux-01', lab.guest(1)],
     ] as const) {
-      const written = await guestSsh(lab.clusterDir, address, 'cat /run/flannel/subnet.env');
+      // As base64: execa drops a final newline from stdout, and the file's own is part of what is compared.
+      const written = await guestSsh(lab.clusterDir, address, 'base64 -w0 /run/flannel/subnet.env');
       expect(written.exitCode, written.stderr).toBe(0);
-      expect(written.stdout, name).toBe(flannelSubnetEnv(network, podCidrs[name]!));
+      const bytes = Buffer.from(written.stdout, 'base64').toString('utf8');
+      expect(bytes, name).toBe(flannelSubnetEnv(network, podCidrs[name]!));
     }
   });
 
