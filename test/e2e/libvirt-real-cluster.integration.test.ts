@@ -58,6 +58,14 @@ async function nodeDiagnostics(): Promise<string> {
 async function up(): Promise<void> {
   diagnostics = '';
   upResult = await lab.run('up', '--stop-after', 'join-linux-workers');
+  // Each task's time in the run's output: where an emulated build's minutes went, when a CI run
+  // takes longer than the last (kubemix's line log: 'DONE  <task> (<time>)').
+  console.log(
+    upResult.stdout
+      .split('\n')
+      .filter((line) => /^(DONE|FAIL) |^run /.test(line))
+      .join('\n'),
+  );
   if (upResult.exitCode !== 0) diagnostics = await nodeDiagnostics();
 }
 
