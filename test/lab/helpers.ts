@@ -143,9 +143,15 @@ export async function fakeHost(
     root,
     run: (program, args, env = {}) =>
       new Promise((resolve) => {
-        execFile(join(bin, program), args, { env: { ...process.env, ...env } }, (error, stdout, stderr) =>
-          resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+        const child = execFile(
+          join(bin, program),
+          args,
+          { env: { ...process.env, ...env } },
+          (error, stdout, stderr) =>
+            resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
         );
+        // Nothing to read: a tool that asks (kubeadm reset's confirmation) sees the end of its input.
+        child.stdin?.end();
       }),
   };
 }

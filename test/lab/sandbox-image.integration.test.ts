@@ -106,7 +106,8 @@ describe('kubeadm config images', () => {
     expect(failed.code).toBe(1);
     const first = images[0]!;
     expect(failed.stderr).toBe(
-      `failed to pull image "${first}": failed to pull image ${first}: ${offlinePull(first, `kube-apiserver/manifests/v${VERSION}`)}\nTo see the stack trace of this error execute with --v=5 or higher\n`,
+      // kubeadm >= 1.36 puts `error: ` before a failed command's error (KubeadmRelease.errorPrefix).
+      `error: failed to pull image "${first}": failed to pull image ${first}: ${offlinePull(first, `kube-apiserver/manifests/v${VERSION}`)}\nTo see the stack trace of this error execute with --v=5 or higher\n`,
     );
   });
 });
@@ -150,7 +151,7 @@ describe('kubeadm init: the ImagePull preflight', () => {
         '[preflight] Some fatal errors occurred:',
         `\t[ERROR ImagePull]: failed to pull image ${etcd}: failed to pull image ${etcd}: ${offlinePull(etcd, `etcd/manifests/${tag}`)}`,
         '[preflight] If you know what you are doing, you can make a check non-fatal with `--ignore-preflight-errors=...`',
-        'error execution phase preflight: preflight checks failed',
+        'error: error execution phase preflight: preflight checks failed',
         'To see the stack trace of this error execute with --v=5 or higher',
         '',
       ].join('\n'),
@@ -200,7 +201,7 @@ describe('offline: the sandbox image containerd is configured with must be there
     expect(failed.code).toBe(1);
     expect(failed.stdout).toMatch(/\[kubelet-start\] Starting the kubelet\n$/);
     expect(failed.stderr).toBe(
-      'error execution phase wait-control-plane: cannot obtain client without bootstrap: could not bootstrap the admin user in file admin.conf: unable to create ClusterRoleBinding: Post "https://10.9.0.2:6443/apis/rbac.authorization.k8s.io/v1/clusterrolebindings?timeout=10s": dial tcp 10.9.0.2:6443: connect: connection refused\nTo see the stack trace of this error execute with --v=5 or higher\n',
+      'error: error execution phase wait-control-plane: cannot obtain client without bootstrap: could not bootstrap the admin user in file admin.conf: unable to create ClusterRoleBinding: Post "https://10.9.0.2:6443/apis/rbac.authorization.k8s.io/v1/clusterrolebindings?timeout=10s": dial tcp 10.9.0.2:6443: connect: connection refused\nTo see the stack trace of this error execute with --v=5 or higher\n',
     );
     // containerd tried the registry for its sandbox image; no cluster came of it.
     expect((await hostState(old)).network).toEqual([
