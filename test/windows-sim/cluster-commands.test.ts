@@ -210,7 +210,9 @@ describe('kubeadm.exe join and the kubelet service', () => {
     });
     expect((await state.read()).nodes.map((n) => n.name)).toEqual(['cp1']);
     expect(sim.host('win1').fs.exists('C:/etc/kubernetes/kubelet.conf')).toBe(false);
-    expect((await shell('& C:/k/kubeadm.exe reset --forc')).stderr).toMatch(/^error: unknown flag: --forc\r\n/);
+    expect((await shell('& C:/k/kubeadm.exe reset --forc')).stderr).toMatch(
+      /^error: unknown flag: --forc\r\n/,
+    );
   });
 
   it('joins through the lab cluster with the JoinConfiguration, writes kubelet files, and links kubelet to the node', async () => {
