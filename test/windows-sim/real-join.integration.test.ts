@@ -75,14 +75,8 @@ describe('a simulated Windows node joins a real control plane', () => {
         'kubernetes.io/arch': 'amd64',
         'node.kubernetes.io/windows-build': '10.0.20348',
       });
-      // kubeadm passed the JoinConfiguration's taints to the kubelet (--register-with-taints); the
-      // real admission adds not-ready to every new Node (TaintNodesByCondition,
-      // plugin/pkg/admission/nodetaint/admission.go at v1.37.2) until the node lifecycle
-      // controller sees it Ready.
-      expect(node.spec.taints).toEqual([
-        { key: 'os', value: 'windows', effect: 'NoSchedule' },
-        { key: 'node.kubernetes.io/not-ready', effect: 'NoSchedule' },
-      ]);
+      // kubeadm passed the JoinConfiguration's taints to the kubelet (--register-with-taints).
+      expect(node.spec.taints).toContainEqual({ key: 'os', value: 'windows', effect: 'NoSchedule' });
 
       // The real csrapproving controller approved the CSR the bootstrap token posted.
       const csrs = JSON.parse(await cp.kubectlOk(['get', 'csr', '-o', 'json'])).items as CsrObject[];
@@ -106,6 +100,29 @@ describe('a simulated Windows node joins a real control plane', () => {
       // kubeadm took the token off the node's disk once the kubelet had its certificate.
       expect(existsSync(join(root, 'etc/kubernetes/bootstrap-kubelet.conf'))).toBe(false);
       expect(existsSync(join(root, 'etc/kubernetes/kubelet.conf'))).toBe(true);
+
+      // The real node controllers take it from there: IPAM gives it a pod CIDR, and the not-ready
+      // taint admission puts on every new Node (TaintNodesByCondition,
+      // plugin/pkg/admission/nodetaint/admission.go at v1.37.2) comes off once lifecycle sees the
+      // kubelet's Ready.
+      let settled: { spec: { podCIDR?: string; taints?: Array<{ key: string }> } } = { spec: {} };
+      const taken = await pollUntil(
+        async () => {
+          settled = JSON.parse(await cp.kubectlOk(['get', 'node', 'win-2022', '-o', 'json']));
+          return (
+            settled.spec.podCIDR !== undefined &&
+            !settled.spec.taints?.some((t) => t.key === 'node.kubernetes.io/not-ready')
+          );
+        },
+        { timeoutMs: 60_000, intervalMs: 500 },
+      );
+      expect(taken, JSON.stringify(settled.spec)).toBe(true);
+      expect(settled.spec.podCIDR).toMatch(/^10\.244\.\d+\.0\/24$/);
+      const lease = JSON.parse(
+        await cp.kubectlOk(['get', 'lease', 'win-2022', '-n', 'kube-node-lease', '-o', 'json']),
+      );
+      expect(lease.spec).toMatchObject({ holderIdentity: 'win-2022', leaseDurationSeconds: 40 });
+      expect(lease.metadata.ownerReferences[0]).toMatchObject({ kind: 'Node', name: 'win-2022' });
 
       // The identity is real: NodeRestriction refuses this node a change to any other Node.
       const asNode = [
