@@ -39,9 +39,37 @@ const WINDOWS_2022: SimKubeletNode = {
   address: '192.0.2.22',
 };
 
+/** A Windows web Deployment as kubemix's verify runs one (nodeSelector and toleration), and its Service. */
+const WINDOWS_WEB = `apiVersion: apps/v1
+kind: Deployment
+metadata: { name: win-web, namespace: default }
+spec:
+  replicas: 2
+  selector: { matchLabels: { app: win-web } }
+  template:
+    metadata: { labels: { app: win-web } }
+    spec:
+      nodeSelector: { kubernetes.io/os: windows }
+      tolerations: [{ key: os, operator: Equal, value: windows, effect: NoSchedule }]
+      containers:
+        - name: web
+          image: mcr.microsoft.com/windows/servercore/iis:windowsservercore-ltsc2022
+          ports: [{ containerPort: 80 }]
+---
+apiVersion: v1
+kind: Service
+metadata: { name: win-web, namespace: default }
+spec:
+  selector: { app: win-web }
+  ports: [{ port: 80, targetPort: 80 }]
+`;
+
 beforeAll(async () => {
   work = await testTempDir('real-join');
-  cp = await startLocalControlPlane(release, join(work, 'control-plane'), { joinable: true });
+  cp = await startLocalControlPlane(release, join(work, 'control-plane'), {
+    joinable: true,
+    scheduling: true,
+  });
   joinInfo = cp.join!;
 }, 120_000);
 
@@ -56,7 +84,7 @@ interface CsrObject {
 }
 
 describe('a simulated Windows node joins a real control plane', () => {
-  it('through the real kubeadm: discovery, a CSR the real controllers approve and sign, its Node registered as itself', async () => {
+  it('through the real kubeadm: discovery, a CSR the real controllers approve and sign, its Node registered as itself, its pods in the real EndpointSlices', async () => {
     const root = join(work, 'win-2022');
     const result = await realKubeadmJoin(release, root, WINDOWS_2022, {
       apiServerEndpoint: joinInfo.apiServerEndpoint,
@@ -138,10 +166,51 @@ describe('a simulated Windows node joins a real control plane', () => {
       );
       expect(other.exitCode).not.toBe(0);
       expect(other.stderr).toMatch(/forbidden|cannot/i);
+
+      // Pods: a Windows Deployment placed by the real scheduler runs on the simulated kubelet with
+      // an address of the node's pod CIDR, and the real EndpointSlice controller serves it.
+      await cp.kubectlOk(['apply', '-f', '-'], WINDOWS_WEB);
+      let slice: {
+        endpoints?: Array<{ addresses: string[]; nodeName?: string; conditions: { ready?: boolean } }>;
+      } = {};
+      const served = await pollUntil(
+        async () => {
+          const slices = JSON.parse(
+            await cp.kubectlOk([
+              'get',
+              'endpointslices',
+              '-l',
+              'kubernetes.io/service-name=win-web',
+              '-o',
+              'json',
+            ]),
+          ).items;
+          slice = slices[0] ?? {};
+          return (slice.endpoints ?? []).filter((e) => e.conditions.ready).length === 2;
+        },
+        { timeoutMs: 60_000, intervalMs: 500 },
+      );
+      expect(served, JSON.stringify(slice)).toBe(true);
+      const cidr = settled.spec.podCIDR!.replace(/0\/24$/, '');
+      for (const endpoint of slice.endpoints!) {
+        expect(endpoint.nodeName).toBe('win-2022');
+        expect(endpoint.addresses[0]!.startsWith(cidr)).toBe(true);
+      }
+      expect(new Set(slice.endpoints!.map((e) => e.addresses[0])).size).toBe(2);
+
+      // Scaled down, the pod being deleted is confirmed gone by the kubelet and leaves the slice.
+      await cp.kubectlOk(['scale', 'deployment', 'win-web', '--replicas=1']);
+      const shrunk = await pollUntil(
+        async () =>
+          JSON.parse(await cp.kubectlOk(['get', 'pods', '-l', 'app=win-web', '-o', 'json'])).items.length ===
+          1,
+        { timeoutMs: 60_000, intervalMs: 500 },
+      );
+      expect(shrunk).toBe(true);
     } finally {
       await result.kubelet.stop();
     }
-  }, 120_000);
+  }, 180_000);
 
   /** The lab's words for the same join: its state holds the real cluster's token, hash and endpoint. */
   function labRefusal(token: string, caCertHash: string, tokens: string[]): string {
