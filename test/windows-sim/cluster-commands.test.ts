@@ -9,15 +9,19 @@ import {
   simDelayMs,
 } from '../../fixtures/windows-sim/cluster-commands-support.js';
 import { WindowsSimulator } from '../../fixtures/windows-sim/simulator.js';
-import { commandAction } from '../../src/modules/windows/command-common.js';
-import { outcomeFromResult } from '../../src/modules/windows/script.js';
-import { winGetUrlModule, winGetUrlScript } from '../../src/modules/windows/win-get-url.js';
-import { winServiceModule, winServiceScript } from '../../src/modules/windows/win-service.js';
-import { winShellBody, winShellModule } from '../../src/modules/windows/win-shell.js';
 import { loadVersions } from '../../src/versions/versions.js';
 import { testTempDir } from '../helpers/temp.js';
 import { initialisedState } from '../lab/helpers.js';
-import { type Ran, runScript } from './helpers.js';
+import {
+  INSTALL_CONTAINERD,
+  installContainerd as installContainerdOn,
+  moduleOutcome,
+  PREPARE_NODE,
+  prepareHost,
+  simDownload,
+  simService,
+  simShell,
+} from './prepare-host.js';
 
 // The simulator's cluster-build commands, driven with the exact scripts kubemix's Windows modules
 // send (no network), against a real lab cluster state on disk.
@@ -26,37 +30,15 @@ let state: ClusterState;
 let init: { token: string; caCertHash: string };
 let failuresFile: string;
 
-const INSTALL_CONTAINERD =
-  "& C:/k/Install-Containerd.ps1 -ContainerDVersion 2.3.4 -crictlVersion 1.36.0 -skipHypervisorSupportCheck -CNIBinPath 'c:/opt/cni/bin' -CNIConfigPath 'c:/etc/cni/net.d'";
-const PREPARE_NODE = '& C:/k/PrepareNode.ps1 -KubernetesVersion v1.36.4 -HostnameOverride win1';
 const JOIN = '& C:/k/kubeadm.exe join --config C:/k/kubeadm-join.yaml';
 const RESET_IF =
   "if (Test-Path C:/k/kubeadm.exe) { & C:/k/kubeadm.exe reset -f } else { Write-Output 'kubeadm is not installed: nothing to reset' }";
 
-const outcome = (module: string, ran: Ran) =>
-  outcomeFromResult(module, {
-    command: module,
-    exitCode: ran.code,
-    stdout: ran.stdout,
-    stderr: ran.stderr,
-    durationMs: 1,
-    failed: ran.code !== 0,
-    timedOut: false,
-  });
-
-/** win_shell as the playbooks call it (header, creates guard, the command). */
-function shell(cmd: string, host = 'win1', extra: Record<string, unknown> = {}): Promise<Ran> {
-  const args = winShellModule.parseArgs({ cmd, ...extra });
-  return runScript(sim, host, commandAction('win_shell', args, winShellBody(args)).command);
-}
-const service = (raw: Record<string, unknown>, host = 'win1') =>
-  runScript(sim, host, winServiceScript(winServiceModule.parseArgs(raw), false)).then((r) =>
-    outcome('win_service', r),
-  );
-const download = (url: string, dest: string, host = 'win1') =>
-  runScript(sim, host, winGetUrlScript(winGetUrlModule.parseArgs({ url, dest }), false)).then((r) =>
-    outcome('win_get_url', r),
-  );
+const outcome = moduleOutcome;
+const shell = (cmd: string, host = 'win1', extra: Record<string, unknown> = {}) =>
+  simShell(sim, cmd, host, extra);
+const service = (raw: Record<string, unknown>, host = 'win1') => simService(sim, raw, host);
+const download = (url: string, dest: string, host = 'win1') => simDownload(sim, url, dest, host);
 
 function joinConfig(options: { token?: string; v1beta4?: boolean; endpoint?: string } = {}): string {
   const v4 = options.v1beta4 ?? true;
@@ -76,21 +58,8 @@ nodeRegistration:
 ${args}`;
 }
 
-/** Install-Containerd.ps1 as prepare-windows runs it: once, a reboot when asked, once more. */
-async function installContainerd(host = 'win1'): Promise<void> {
-  expect((await shell(INSTALL_CONTAINERD, host)).stdout).toContain('Please reboot and re-run this script.');
-  sim.host(host).boot();
-  expect((await shell(INSTALL_CONTAINERD, host)).code).toBe(0);
-  expect(sim.host(host).service('containerd')?.state).toBe('running');
-}
-
-/** Everything prepare-windows does before the join, the way the playbook does it. */
-async function prepare(host = 'win1'): Promise<void> {
-  for (const { name, url } of pinnedScriptUrls(loadVersions()))
-    expect((await download(url, `C:/k/${name}`, host)).failed).toBe(false);
-  await installContainerd(host);
-  expect((await shell(PREPARE_NODE, host)).code).toBe(0);
-}
+const installContainerd = (host = 'win1') => installContainerdOn(sim, host);
+const prepare = (host = 'win1') => prepareHost(sim, host);
 
 beforeEach(async () => {
   ({ state, init } = await initialisedState());
@@ -289,15 +258,10 @@ describe('kubeadm.exe join and the kubelet service', () => {
       nodeAddresses: { win1: '10.233.1.200' },
       versions: { ...loadVersions(), 'prepare-node-script': old },
     });
-    const run = (cmd: string) => {
-      const args = winShellModule.parseArgs({ cmd });
-      return runScript(oldSim, 'win1', commandAction('win_shell', args, winShellBody(args)).command);
-    };
+    const run = (cmd: string) => simShell(oldSim, cmd);
     try {
-      for (const { name, url } of pinnedScriptUrls({ ...loadVersions(), 'prepare-node-script': old })) {
-        const args = winGetUrlModule.parseArgs({ url, dest: `C:/k/${name}` });
-        expect((await runScript(oldSim, 'win1', winGetUrlScript(args, false))).code).toBe(0);
-      }
+      for (const { name, url } of pinnedScriptUrls({ ...loadVersions(), 'prepare-node-script': old }))
+        expect((await simDownload(oldSim, url, `C:/k/${name}`)).failed).toBe(false);
       await run(INSTALL_CONTAINERD);
       oldSim.host('win1').boot();
       expect((await run(INSTALL_CONTAINERD)).code).toBe(0);
