@@ -1,0 +1,123 @@
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ClusterState } from '../../fixtures/lab/cluster-state.js';
+import { builtRelease } from '../../fixtures/release/built-release.js';
+import {
+  type JoinInfo,
+  type LocalControlPlane,
+  startLocalControlPlane,
+} from '../../fixtures/release/local-control-plane.js';
+import { registerClusterCommands } from '../../fixtures/windows-sim/cluster-commands.js';
+import { RealControlPlaneLink } from '../../fixtures/windows-sim/real-join/real-control-plane-link.js';
+import { WindowsSimulator } from '../../fixtures/windows-sim/simulator.js';
+import { pollUntil } from '../../scripts/lab/poll.js';
+import { testTempDir } from '../helpers/temp.js';
+import { initialisedState } from '../lab/helpers.js';
+import { prepareHost, simShell } from './prepare-host.js';
+
+// Issue 24 item 1 at the interface the playbooks use: join-windows-workers' own command,
+// `& C:/k/kubeadm.exe join --config C:/k/kubeadm-join.yaml`, on a simulated Windows Server 2022
+// host prepared as prepare-windows prepares it, with the simulator linked to a REAL control plane
+// (the release's processes, joinable). The simulator's Windows preflight runs, then the real
+// kubeadm joins and the simulated kubelet bootstraps (fixtures/windows-sim/kubeadm-exe-real-join.ts).
+
+const release = builtRelease();
+const JOIN = '& C:/k/kubeadm.exe join --config C:/k/kubeadm-join.yaml';
+let cp: LocalControlPlane;
+let joinInfo: JoinInfo;
+let sim: WindowsSimulator;
+let link: RealControlPlaneLink;
+let unregister: () => void;
+let labState: ClusterState;
+
+/** The JoinConfiguration join-windows-workers writes, for this cluster. */
+function joinConfiguration(caCertHash: string): string {
+  return `apiVersion: kubeadm.k8s.io/v1beta4
+kind: JoinConfiguration
+discovery:
+  bootstrapToken:
+    apiServerEndpoint: "${joinInfo.apiServerEndpoint}"
+    token: "${joinInfo.token}"
+    caCertHashes:
+      - "${caCertHash}"
+nodeRegistration:
+  name: "win1"
+  kubeletExtraArgs:
+    - name: "windows-priorityclass"
+      value: "ABOVE_NORMAL_PRIORITY_CLASS"
+    - name: "node-ip"
+      value: "10.233.1.200"
+`;
+}
+
+beforeAll(async () => {
+  const work = await testTempDir('real-join-command');
+  cp = await startLocalControlPlane(release, join(work, 'control-plane'), { joinable: true });
+  joinInfo = cp.join!;
+  const { state } = await initialisedState();
+  labState = state;
+  sim = new WindowsSimulator();
+  sim.addHost({ name: 'win1', rebootDownMs: 20 });
+  sim.host('win1').fs.mkdir('C:/k');
+  link = new RealControlPlaneLink(release, join(work, 'nodes'));
+  unregister = registerClusterCommands(sim, {
+    stateDir: state.dir,
+    nodeAddresses: { win1: '10.233.1.200' },
+    realControlPlane: link,
+  });
+  await prepareHost(sim);
+}, 120_000);
+
+afterAll(async () => {
+  await link?.stop();
+  unregister?.();
+  sim?.dispose();
+  await cp?.stop();
+});
+
+describe("join-windows-workers' kubeadm.exe join against a real control plane", () => {
+  it('refuses a CA hash that pins nothing with the real kubeadm words, as kubeadm.exe prints them', async () => {
+    sim.host('win1').fs.write('C:/k/kubeadm-join.yaml', joinConfiguration(`sha256:${'1'.repeat(64)}`));
+    const refused = await simShell(sim, JOIN);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(
+      `error: error execution phase preflight: couldn't validate the identity of the API Server: cluster CA found in cluster-info ConfigMap is invalid: none of the public keys "${joinInfo.caCertHash}" are pinned\r\n`,
+    );
+    expect(sim.host('win1').fs.exists('C:/etc/kubernetes/kubelet.conf')).toBe(false);
+  });
+
+  it('joins: kubeadm says so, the host has its kubelet files, and the real API has the Node at its node-ip', async () => {
+    sim.host('win1').fs.write('C:/k/kubeadm-join.yaml', joinConfiguration(joinInfo.caCertHash));
+    const joined = await simShell(sim, JOIN, 'win1', { creates: 'C:/etc/kubernetes/kubelet.conf' });
+    expect(joined.code, joined.stderr).toBe(0);
+    expect(joined.stdout).toContain('This node has joined the cluster');
+    expect(joined.stdout + joined.stderr).not.toContain(joinInfo.token);
+    const host = sim.host('win1');
+    expect(host.fs.read('C:/etc/kubernetes/kubelet.conf')!.toString()).toContain(
+      `server: https://${joinInfo.apiServerEndpoint}`,
+    );
+    expect(host.fs.read('C:/var/lib/kubelet/kubeadm-flags.env')!.toString()).toContain(
+      '--windows-priorityclass=ABOVE_NORMAL_PRIORITY_CLASS',
+    );
+    let node: {
+      metadata: { labels: Record<string, string> };
+      status: { addresses: Array<{ type: string; address: string }>; nodeInfo: { kubeletVersion: string } };
+    } = { metadata: { labels: {} }, status: { addresses: [], nodeInfo: { kubeletVersion: '' } } };
+    // A poll of the API: the kubelet registers its Node just after kubeadm returns.
+    const registered = await pollUntil(
+      async () => {
+        const got = await cp.kubectl(['get', 'node', 'win1', '-o', 'json']);
+        if (got.exitCode === 0) node = JSON.parse(got.stdout);
+        return got.exitCode === 0;
+      },
+      { timeoutMs: 30_000, intervalMs: 250 },
+    );
+    expect(registered).toBe(true);
+    expect(node.metadata.labels['node.kubernetes.io/windows-build']).toBe('10.0.20348');
+    expect(node.status.addresses).toContainEqual({ type: 'InternalIP', address: '10.233.1.200' });
+    // The kubelet PrepareNode.ps1 installed (v1.36.4), not the control plane's release.
+    expect(node.status.nodeInfo.kubeletVersion).toBe('v1.36.4');
+    // The node joined the real cluster only: the lab's cluster state has no such node.
+    expect((await labState.read()).nodes.map((n) => n.name)).not.toContain('win1');
+  }, 120_000);
+});
