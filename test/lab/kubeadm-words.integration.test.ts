@@ -38,6 +38,17 @@ describe("the lab's kubeadm says what the real kubeadm says", () => {
   it.each([
     ['a mistyped flag of join', ['join', '10.9.0.2:6443', '--node-nmae', 'w1', '--token', 'x']],
     ['a mistyped flag of reset', ['reset', '--forc']],
+    [
+      'a malformed join token (refused before anything is dialled)',
+      [
+        'join',
+        '10.9.0.2:6443',
+        '--token',
+        'short',
+        '--discovery-token-ca-cert-hash',
+        `sha256:${'0'.repeat(64)}`,
+      ],
+    ],
     ['reset unconfirmed', ['reset']],
     [
       'a token command without the admin kubeconfig',
