@@ -31,7 +31,7 @@ let unregister: () => void;
 let labState: ClusterState;
 
 /** The JoinConfiguration join-windows-workers writes, for this cluster. */
-function joinConfiguration(caCertHash: string): string {
+function joinConfiguration(caCertHash: string, name = 'win1', nodeIp = '10.233.1.200'): string {
   return `apiVersion: kubeadm.k8s.io/v1beta4
 kind: JoinConfiguration
 discovery:
@@ -41,12 +41,12 @@ discovery:
     caCertHashes:
       - "${caCertHash}"
 nodeRegistration:
-  name: "win1"
+  name: "${name}"
   kubeletExtraArgs:
     - name: "windows-priorityclass"
       value: "ABOVE_NORMAL_PRIORITY_CLASS"
     - name: "node-ip"
-      value: "10.233.1.200"
+      value: "${nodeIp}"
 `;
 }
 
@@ -58,14 +58,16 @@ beforeAll(async () => {
   labState = state;
   sim = new WindowsSimulator();
   sim.addHost({ name: 'win1', rebootDownMs: 20 });
-  sim.host('win1').fs.mkdir('C:/k');
+  sim.addHost({ name: 'win2019', windowsVersion: '2019', rebootDownMs: 20 });
+  sim.addHost({ name: 'win2025', windowsVersion: '2025', rebootDownMs: 20 });
+  for (const host of ['win1', 'win2019', 'win2025']) sim.host(host).fs.mkdir('C:/k');
   link = new RealControlPlaneLink(release, join(work, 'nodes'));
   unregister = registerClusterCommands(sim, {
     stateDir: state.dir,
-    nodeAddresses: { win1: '10.233.1.200' },
+    nodeAddresses: { win1: '10.233.1.200', win2019: '10.233.1.219', win2025: '10.233.1.225' },
     realControlPlane: link,
   });
-  await prepareHost(sim);
+  for (const host of ['win1', 'win2019', 'win2025']) await prepareHost(sim, host);
 }, 120_000);
 
 afterAll(async () => {
@@ -119,5 +121,29 @@ describe("join-windows-workers' kubeadm.exe join against a real control plane", 
     expect(node.status.nodeInfo.kubeletVersion).toBe('v1.36.4');
     // The node joined the real cluster only: the lab's cluster state has no such node.
     expect((await labState.read()).nodes.map((n) => n.name)).not.toContain('win1');
+  }, 120_000);
+
+  it('joins two nodes at once, each with its own Node and build', async () => {
+    // join-windows-workers runs on every Windows host in parallel; their kubelets share this
+    // machine's loopback for kubeadm's health check.
+    const hosts = [
+      { host: 'win2019', ip: '10.233.1.219', build: '10.0.17763' },
+      { host: 'win2025', ip: '10.233.1.225', build: '10.0.26100' },
+    ];
+    for (const { host, ip } of hosts)
+      sim.host(host).fs.write('C:/k/kubeadm-join.yaml', joinConfiguration(joinInfo.caCertHash, host, ip));
+    const joins = await Promise.all(hosts.map(({ host }) => simShell(sim, JOIN, host)));
+    for (const joined of joins) expect(joined.code, joined.stderr).toBe(0);
+    for (const { host, ip, build } of hosts) {
+      // A poll of the API: each kubelet registers its Node just after its kubeadm returns.
+      const registered = await pollUntil(
+        async () => (await cp.kubectl(['get', 'node', host])).exitCode === 0,
+        { timeoutMs: 30_000, intervalMs: 250 },
+      );
+      expect(registered, host).toBe(true);
+      const node = JSON.parse(await cp.kubectlOk(['get', 'node', host, '-o', 'json']));
+      expect(node.metadata.labels['node.kubernetes.io/windows-build']).toBe(build);
+      expect(node.status.addresses).toContainEqual({ type: 'InternalIP', address: ip });
+    }
   }, 120_000);
 });
