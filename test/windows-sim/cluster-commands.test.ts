@@ -12,10 +12,10 @@ import { WindowsSimulator } from '../../fixtures/windows-sim/simulator.js';
 import { loadVersions } from '../../src/versions/versions.js';
 import { testTempDir } from '../helpers/temp.js';
 import { initialisedState } from '../lab/helpers.js';
+import { moduleOutcome } from './helpers.js';
 import {
   INSTALL_CONTAINERD,
   installContainerd as installContainerdOn,
-  moduleOutcome,
   PREPARE_NODE,
   prepareHost,
   simDownload,

@@ -1,5 +1,6 @@
 import type { WindowsSimulator } from '../../fixtures/windows-sim/simulator.js';
 import { type CommandContext, CommandStdin } from '../../fixtures/winrm-server/handler.js';
+import { outcomeFromResult } from '../../src/modules/windows/script.js';
 import { powershellInvocation, wrapScript } from '../../src/transport/powershell/powershell.js';
 
 /** What a command printed and returned. */
@@ -46,3 +47,15 @@ export function runScript(sim: WindowsSimulator, host: string, script: string): 
   const invocation = powershellInvocation(wrapScript(script));
   return runLine(sim, host, invocation.commandLine, invocation.stdinPrefix);
 }
+
+/** A module's outcome from what its script printed. */
+export const moduleOutcome = (module: string, ran: Ran) =>
+  outcomeFromResult(module, {
+    command: module,
+    exitCode: ran.code,
+    stdout: ran.stdout,
+    stderr: ran.stderr,
+    durationMs: 1,
+    failed: ran.code !== 0,
+    timedOut: false,
+  });

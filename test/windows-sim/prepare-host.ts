@@ -2,12 +2,11 @@ import { expect } from 'vitest';
 import { pinnedScriptUrls } from '../../fixtures/windows-sim/cluster-commands-support.js';
 import type { WindowsSimulator } from '../../fixtures/windows-sim/simulator.js';
 import { commandAction } from '../../src/modules/windows/command-common.js';
-import { outcomeFromResult } from '../../src/modules/windows/script.js';
 import { winGetUrlModule, winGetUrlScript } from '../../src/modules/windows/win-get-url.js';
 import { winServiceModule, winServiceScript } from '../../src/modules/windows/win-service.js';
 import { winShellBody, winShellModule } from '../../src/modules/windows/win-shell.js';
 import { loadVersions } from '../../src/versions/versions.js';
-import { type Ran, runScript } from './helpers.js';
+import { moduleOutcome, type Ran, runScript } from './helpers.js';
 
 // The Windows modules' exact scripts, run on a simulated host with its cluster commands (no
 // network), as prepare-windows runs them.
@@ -15,18 +14,6 @@ import { type Ran, runScript } from './helpers.js';
 export const INSTALL_CONTAINERD =
   "& C:/k/Install-Containerd.ps1 -ContainerDVersion 2.3.4 -crictlVersion 1.36.0 -skipHypervisorSupportCheck -CNIBinPath 'c:/opt/cni/bin' -CNIConfigPath 'c:/etc/cni/net.d'";
 export const PREPARE_NODE = '& C:/k/PrepareNode.ps1 -KubernetesVersion v1.36.4 -HostnameOverride win1';
-
-/** A module's outcome from what its script printed. */
-export const moduleOutcome = (module: string, ran: Ran) =>
-  outcomeFromResult(module, {
-    command: module,
-    exitCode: ran.code,
-    stdout: ran.stdout,
-    stderr: ran.stderr,
-    durationMs: 1,
-    failed: ran.code !== 0,
-    timedOut: false,
-  });
 
 /** win_shell as the playbooks call it (header, creates guard, the command). */
 export function simShell(

@@ -3,7 +3,6 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { fileTime } from '../../fixtures/windows-sim/host.js';
 import { WindowsSimulator } from '../../fixtures/windows-sim/simulator.js';
 import { probeModule } from '../../src/modules/probe.js';
-import { outcomeFromResult } from '../../src/modules/windows/script.js';
 import { winFeatureModule, winFeatureScript } from '../../src/modules/windows/win-feature.js';
 import { winFileModule, winFileScript } from '../../src/modules/windows/win-file.js';
 import { winGetUrlModule, winGetUrlScript } from '../../src/modules/windows/win-get-url.js';
@@ -11,20 +10,11 @@ import { winPathModule, winPathScript } from '../../src/modules/windows/win-path
 import { bootTimeScript, parseWinRebootArgs } from '../../src/modules/windows/win-reboot.js';
 import { winServiceModule, winServiceScript } from '../../src/modules/windows/win-service.js';
 import { winWaitForModule, winWaitForScript } from '../../src/modules/windows/win-wait-for.js';
-import { type Ran, runLine, runScript } from './helpers.js';
+import { moduleOutcome, runLine, runScript } from './helpers.js';
 
 // The simulator driven with the scripts the real modules generate (header dispatch), without a network.
 let sim: WindowsSimulator;
-const outcome = (module: string, ran: Ran) =>
-  outcomeFromResult(module, {
-    command: module,
-    exitCode: ran.code,
-    stdout: ran.stdout,
-    stderr: ran.stderr,
-    durationMs: 1,
-    failed: ran.code !== 0,
-    timedOut: false,
-  });
+const outcome = moduleOutcome;
 const feature = (raw: Record<string, unknown>, check = false) =>
   runScript(sim, 'win1', winFeatureScript(winFeatureModule.parseArgs(raw), check)).then((r) =>
     outcome('win_feature', r),
