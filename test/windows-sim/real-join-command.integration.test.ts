@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ClusterState } from '../../fixtures/lab/cluster-state.js';
@@ -94,6 +95,10 @@ describe("join-windows-workers' kubeadm.exe join against a real control plane", 
     expect(joined.code, joined.stderr).toBe(0);
     expect(joined.stdout).toContain('This node has joined the cluster');
     expect(joined.stdout + joined.stderr).not.toContain(joinInfo.token);
+    // This Linux machine's preflight warnings are not the Windows node's to print.
+    expect(joined.stdout + joined.stderr).not.toContain('[WARNING');
+    // Nor does the real kubeadm's configuration, which holds the token, stay behind.
+    expect(existsSync(join(link.rootOf('win1'), 'join-configuration.yaml'))).toBe(false);
     const host = sim.host('win1');
     expect(host.fs.read('C:/etc/kubernetes/kubelet.conf')!.toString()).toContain(
       `server: https://${joinInfo.apiServerEndpoint}`,
