@@ -2,12 +2,11 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { initCluster } from '../../fixtures/lab/state/bootstrap.js';
+import { initCluster, randomToken } from '../../fixtures/lab/state/bootstrap.js';
 import { JoinRefusedError } from '../../fixtures/lab/state/errors.js';
 import { joinNode } from '../../fixtures/lab/state/join-node.js';
 import { emptyState } from '../../fixtures/lab/state/state-file.js';
 import { builtRelease } from '../../fixtures/release/built-release.js';
-import { newBootstrapToken } from '../../fixtures/release/kubeadm-pki.js';
 import {
   type JoinInfo,
   type LocalControlPlane,
@@ -274,7 +273,7 @@ describe('a simulated Windows node joins a real control plane', () => {
   it('refuses an expired token once the real controllers have removed it, in kubeadm words the lab shares', async () => {
     // A token that lives two seconds, created by the real kubeadm; the real tokencleaner deletes it
     // and bootstrapsigner takes its signature off cluster-info.
-    const expiring = newBootstrapToken();
+    const expiring = randomToken();
     await execa(join(release.kubernetes, 'kubeadm'), [
       'token',
       'create',
