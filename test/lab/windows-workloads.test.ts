@@ -159,4 +159,30 @@ describe('Windows workloads on a cluster with Windows Server 2019 and 2022 nodes
     const answer = await state.reach({ from: { node: 'cp1' }, url: `http://${status(pod!).podIP}/` });
     expect(answer).toMatchObject({ ok: false, kind: 'refused' });
   });
+
+  it('a RuntimeClass whose handler containerd does not have: no sandbox, Pending without an address, in containerd words', async () => {
+    const { state, pods, eventsOf } = await twoVersionCluster();
+    const typo = renderManifestObjects('runtimeclasses', TWO_VERSIONS).map((rc) =>
+      rc.metadata.name === 'windows-2019' ? { ...rc, handler: 'runhcs-wcow-proces' } : rc,
+    );
+    await applyAll(state, typo);
+    await applyAll(state, renderManifestObjects('win-webserver', TWO_VERSIONS));
+    const all = await pods();
+    const on2019 = all.filter((p) => nodeOf(p) === 'win2019');
+    expect(on2019).toHaveLength(2);
+    for (const pod of on2019) {
+      expect([
+        status(pod).phase,
+        status(pod).podIP,
+        status(pod).containerStatuses[0]!.state.waiting?.reason,
+      ]).toEqual(['Pending', undefined, 'ContainerCreating']);
+      expect((await eventsOf(pod)).map((e) => `${e.reason}: ${e.message}`)).toEqual([
+        expect.stringMatching(
+          /^FailedCreatePodSandBox: Failed to create pod sandbox: rpc error: code = Unknown desc = unable to get OCI runtime for sandbox "[0-9a-f]{64}": no runtime for "runhcs-wcow-proces" is configured$/,
+        ),
+      ]);
+    }
+    // The other version's RuntimeClass names containerd's default handler: its pods run.
+    expect(all.filter((p) => nodeOf(p) === 'win2022').map(isReady)).toEqual([true, true]);
+  });
 });
