@@ -27,25 +27,38 @@ export async function registerNode(cp: LocalControlPlane, node: NodeSpec): Promi
     ...(node.build ? { 'node.kubernetes.io/windows-build': node.build } : {}),
     ...(node.controlPlane ? { 'node-role.kubernetes.io/control-plane': '' } : {}),
   };
-  await cp.kubectlOk(
-    ['create', '-f', '-'],
-    stringify({ apiVersion: 'v1', kind: 'Node', metadata: { name: node.name, labels } }),
-  );
   const taints = [
     ...(node.controlPlane ? [{ key: 'node-role.kubernetes.io/control-plane', effect: 'NoSchedule' }] : []),
     ...(node.os === 'windows' ? [{ key: 'os', value: 'windows', effect: 'NoSchedule' }] : []),
     ...(ready ? [] : [{ key: 'node.kubernetes.io/not-ready', effect: 'NoSchedule' }]),
   ];
+  await createNode(cp, { name: node.name, labels, taints, ready });
+}
+
+/** A Node's scheduling facts: what the scheduler and the DaemonSet controller read. */
+export interface NodeFacts {
+  name: string;
+  labels: Record<string, string>;
+  taints: Array<{ key: string; value?: string; effect: string }>;
+  ready: boolean;
+}
+
+/** Creates the Node with these labels, taints and Ready condition (and room for 110 pods). */
+export async function createNode(cp: LocalControlPlane, node: NodeFacts): Promise<void> {
+  await cp.kubectlOk(
+    ['create', '-f', '-'],
+    stringify({ apiVersion: 'v1', kind: 'Node', metadata: { name: node.name, labels: node.labels } }),
+  );
   await cp.kubectlOk([
     'patch',
     'node',
     node.name,
     '--type=merge',
     '-p',
-    JSON.stringify({ spec: { taints } }),
+    JSON.stringify({ spec: { taints: node.taints } }),
   ]);
   const resources = { cpu: '4', memory: '8Gi', pods: '110' };
-  const condition = ready
+  const condition = node.ready
     ? { type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'kubelet is posting ready status' }
     : {
         type: 'Ready',

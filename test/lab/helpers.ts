@@ -75,7 +75,7 @@ export function labManifestVars(vni = 4096, port = 4789, linuxWorkers = 1): Mani
 }
 
 /** A state with an initialised cluster whose first control plane is `cp1`. */
-export async function initialisedState() {
+export async function initialisedState(kubernetesVersion = '1.31.2') {
   const state = ClusterState.open(await testTempDir('lab-state'));
   // Child processes (the stand-ins) read the lab's internet from the state, as in a real lab.
   useLabReleaseInternet();
@@ -84,7 +84,7 @@ export async function initialisedState() {
     controlPlaneEndpoint: '10.233.1.2:6443',
     podCIDR: '10.244.0.0/16',
     serviceCIDR: '10.96.0.0/12',
-    kubernetesVersion: '1.31.2',
+    kubernetesVersion,
     firstNode: { name: 'cp1', address: '10.233.1.2' },
   });
   return { state, init };
