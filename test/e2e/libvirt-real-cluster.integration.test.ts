@@ -67,6 +67,28 @@ async function up(): Promise<void> {
       .join('\n'),
   );
   if (upResult.exitCode !== 0) diagnostics = await nodeDiagnostics();
+  else console.log(await flannelTimeline());
+}
+
+/**
+ * When flannel's pods got to each step, as the real cluster recorded it: install-flannel's minutes
+ * are mostly its rollout wait, and this says which part (image, init containers, flanneld's start,
+ * its readiness) took them on the emulated guests. Printed, not asserted: timings stay out of
+ * pass/fail tests.
+ */
+async function flannelTimeline(): Promise<string> {
+  const pods = await kubectl(
+    `-n kube-flannel get pods -o jsonpath='{range .items[*]}{.metadata.name} on {.spec.nodeName}: created {.metadata.creationTimestamp}; init {range .status.initContainerStatuses[*]}{.name} {.state.terminated.startedAt}..{.state.terminated.finishedAt} {end}; started {.status.containerStatuses[0].state.running.startedAt}; ready {.status.conditions[?(@.type=="Ready")].lastTransitionTime}{"\\n"}{end}'`,
+  );
+  const events = await kubectl(
+    '-n kube-flannel get events --sort-by=.lastTimestamp -o custom-columns=LAST:.lastTimestamp,OBJECT:.involvedObject.name,REASON:.reason,MESSAGE:.message --no-headers',
+  );
+  const nodes = await kubectl(
+    `get nodes -o jsonpath='{range .items[*]}{.metadata.name} Ready since {.status.conditions[?(@.type=="Ready")].lastTransitionTime}{"\\n"}{end}'`,
+  );
+  return ['== flannel timeline', pods.stdout, events.stdout, nodes.stdout, pods.stderr, events.stderr].join(
+    '\n',
+  );
 }
 
 const kubectl = (args: string) =>
