@@ -2,6 +2,7 @@ import { connect as netConnect, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { AnyAuthMethod, Client, ParsedKey } from 'ssh2';
 import { ConnectionError } from '../../errors/index.js';
+import { coalesceWrites } from './coalesce-writes.js';
 import { type HostKeyCheck, type HostKeyParams, hostKeyCheck } from './host-key-check.js';
 import { knownKeyTypes } from './known-hosts.js';
 import { ssh2 } from './ssh2-module.js';
@@ -226,6 +227,7 @@ function handshake(stage: HandshakeStage): Promise<Client> {
         new TransientConnectError(params.label, `${where} closed the connection during the SSH handshake`),
       );
     });
+    coalesceWrites(sock);
     client.connect({
       sock,
       username: params.user,

@@ -95,12 +95,23 @@ export function formatKnownHostsLine(host: string, port: number, key: Buffer): s
   return `${knownHostsName(host, port)} ${keyTypeOf(key)} ${key.toString('base64')}`;
 }
 
+/**
+ * The patterns compiled so far: each connection checks every entry of known_hosts, and compiling
+ * them anew per connection made a run's cost grow with the square of its hosts.
+ */
+const compiledPatterns = new Map<string, RegExp>();
+
 function globToRegExp(pattern: string): RegExp {
-  const body = pattern
-    .replace(/[.+^${}()|[\]\\]/g, '\\$&')
-    .replace(/\*/g, '.*')
-    .replace(/\?/g, '.');
-  return new RegExp(`^${body}$`, 'i');
+  let re = compiledPatterns.get(pattern);
+  if (!re) {
+    const body = pattern
+      .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+      .replace(/\*/g, '.*')
+      .replace(/\?/g, '.');
+    re = new RegExp(`^${body}$`, 'i');
+    compiledPatterns.set(pattern, re);
+  }
+  return re;
 }
 
 /** True when a known_hosts entry names `lookupName` (plain patterns with negation, or a hashed name). */

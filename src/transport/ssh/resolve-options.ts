@@ -111,11 +111,23 @@ function localUser(): string {
 
 const DEFAULT_IDENTITIES = ['id_ed25519', 'id_ecdsa', 'id_rsa'].map((n) => `${homedir()}/.ssh/${n}`);
 
+/**
+ * The last parse of each known_hosts file, reused while the file's text is the same: every
+ * connection reads the files, and parsing a file that lists every host of a big inventory once per
+ * host made a run's cost grow with the square of its hosts.
+ */
+const parsedKnownHosts = new Map<string, { text: string; entries: KnownHostEntry[] }>();
+
 async function readKnownHosts(files: string[]): Promise<KnownHostEntry[]> {
   const entries: KnownHostEntry[] = [];
   for (const file of files) {
     const text = await readFile(file, 'utf8').catch(() => '');
-    entries.push(...parseKnownHosts(text, file));
+    let parsed = parsedKnownHosts.get(file);
+    if (parsed?.text !== text) {
+      parsed = { text, entries: parseKnownHosts(text, file) };
+      parsedKnownHosts.set(file, parsed);
+    }
+    entries.push(...parsed.entries);
   }
   return entries;
 }
