@@ -374,9 +374,12 @@ cmd_supervise() {
     write_sshd_config "$dir" "$name" "$addr" "$PORT"
     : >"$dir/hosts/$name/sshd.log"
   done
+  # Every host launched, then the pid list written once: written after each launch, as a restart
+  # does, it was rewritten whole per host and a 1,000-host lab never finished starting.
   for i in $(seq 1 "$COUNT"); do
-    start_one "$dir" "$(host_name "$i")"
+    launch_one "$dir" "$(host_name "$i")"
   done
+  write_pids "$dir"
   write_outputs "$dir"
   for i in $(seq 1 "$COUNT"); do
     wait_host "$dir" "$(host_name "$i")" || fail "$(host_name "$i") did not accept TCP on $(host_address "$MODE" "$ID" "$i"):$PORT within ${READY_TIMEOUT_S}s: $(tail -3 "$dir/hosts/$(host_name "$i")/sshd.log" | tr '\n' ' ')"
@@ -410,12 +413,16 @@ fail() {
   exit 1
 }
 
-start_one() {
+launch_one() {
   local dir="$1" name="$2"
   (launch_host "$dir" "$name") </dev/null >>"$dir/hosts/$name/sshd.log" 2>&1 &
   PIDS[$name]=$!
   echo "$!" >"$dir/hosts/$name/pid"
-  write_pids "$dir"
+}
+
+start_one() {
+  launch_one "$@"
+  write_pids "$1"
 }
 
 write_pids() {

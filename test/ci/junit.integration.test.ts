@@ -166,9 +166,12 @@ describe('junit.xml', () => {
   });
 
   it('does not count a host that had finished its steps as stopped', async () => {
-    // node-a finishes prepare-linux at once; node-b is still at it when the run is stopped.
+    // node-a finishes prepare-linux at once; node-b is still at it when the run is stopped. The stop
+    // waits for both: node-a's install ended and node-b's begun (under load node-a could finish
+    // before node-b had left the step before it).
     const plan = buildPlan('test "{{ inventory_hostname }}" = node-a || sleep 30');
     const controller = new AbortController();
+    const seen = new Set<string>();
     const summary = await runAndSummarise({
       build: plan,
       teardown: teardownPlan,
@@ -177,7 +180,10 @@ describe('junit.xml', () => {
       stoppedBy: 'interrupted',
       onBuildEvent: (event) => {
         if (event.type === 'step-end' && event.step === 'install' && event.host === 'node-a')
-          controller.abort();
+          seen.add('node-a ended');
+        if (event.type === 'step-start' && event.step === 'install' && event.host === 'node-b')
+          seen.add('node-b began');
+        if (seen.size === 2) controller.abort();
       },
     });
     const prepare = summary.tasks.find((t) => t.name === 'prepare-linux')!;

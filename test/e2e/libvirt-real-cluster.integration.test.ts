@@ -86,9 +86,20 @@ async function flannelTimeline(): Promise<string> {
   const nodes = await kubectl(
     `get nodes -o jsonpath='{range .items[*]}{.metadata.name} Ready since {.status.conditions[?(@.type=="Ready")].lastTransitionTime}{"\\n"}{end}'`,
   );
-  return ['== flannel timeline', pods.stdout, events.stdout, nodes.stdout, pods.stderr, events.stderr].join(
-    '\n',
+  // flanneld exited once on the controller in a CI run (BackOff 45 s after its start): its last words.
+  const previous = await kubectl(
+    `-n kube-flannel get pods -o name | while read -r pod; do echo "$pod:"; kubectl --kubeconfig /etc/kubernetes/admin.conf -n kube-flannel logs "$pod" -c kube-flannel --previous --tail=25 2>&1; done`,
   );
+  return [
+    '== flannel timeline',
+    pods.stdout,
+    events.stdout,
+    nodes.stdout,
+    '== flanneld before a restart',
+    previous.stdout,
+    pods.stderr,
+    events.stderr,
+  ].join('\n');
 }
 
 const kubectl = (args: string) =>
