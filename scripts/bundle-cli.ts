@@ -23,9 +23,11 @@ const EXTERNAL_PACKAGES = [
   'ssh2',
   'cpu-features',
   // Loaded through createRequire on first use (src/template/nunjucks-internals.ts,
-  // src/provider/ec2/keys.ts), so never seen by a bundler.
+  // src/provider/ec2/keys.ts, src/provider/libvirt/xml-library.ts), so never seen by a bundler
+  // (fast-xml-parser is imported statically by the WinRM transport too: one copy, from node_modules).
   'nunjucks',
   'node-forge',
+  'fast-xml-parser',
 ];
 
 async function bundleCli(): Promise<void> {

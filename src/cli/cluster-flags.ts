@@ -1,4 +1,4 @@
-import { type ClusterContext, loadClusterContext } from '../cluster/index.js';
+import { type ClusterContext, loadClusterContext } from '../cluster/context.js';
 import { SHORT_FORM_FLAGS, type ShortFormOptions } from '../spec/index.js';
 import { WINDOWS_VERSIONS } from '../types/windows.js';
 import { choiceOption, intOption } from './options.js';

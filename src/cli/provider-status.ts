@@ -1,6 +1,4 @@
-import { liveResources } from '../engine/index.js';
-import { createTransportFactory } from '../executor/create-transport.js';
-import { runModule } from '../executor/run-module.js';
+import { liveResources } from '../engine/provision.js';
 import { findModule } from '../modules/registry.js';
 import { clusterKnownHostsPath } from '../provider/cluster-key.js';
 import { providerFor } from '../provider/index.js';
@@ -34,6 +32,12 @@ export async function providerStatus(
   const task = providerFor(spec).inspect(spec, context);
   const recorded = liveResources(resources);
   if (!task?.steps || (recorded.length === 0 && resources.length === 0)) return [];
+  // The transports and the executor load only when there is something to ask about: `status` of a
+  // cluster never built stays a quick read of the state (#25: start-up).
+  const [{ createTransportFactory }, { runModule }] = await Promise.all([
+    import('../executor/create-transport.js'),
+    import('../executor/run-module.js'),
+  ]);
   const factory = createTransportFactory({ clusterKnownHosts: clusterKnownHostsPath(context.clusterDir) });
   const lines: ResourceStatusLine[] = [];
   for (const host of task.hosts) {

@@ -3,7 +3,7 @@ import {
   requireUsableCredentials,
   unusableCredentials,
 } from '../plan/credential-check.js';
-import { localCredentialLookup } from '../transport/ssh/index.js';
+import { localCredentialLookup } from '../transport/ssh/secrets.js';
 import type { InventoryHost } from '../types/inventory.js';
 
 /**

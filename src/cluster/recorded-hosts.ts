@@ -1,4 +1,5 @@
-import { assignHost, type ClusterState } from '../engine/index.js';
+import { assignHost } from '../engine/provision.js';
+import type { ClusterState } from '../engine/state.js';
 import type { Plan } from '../types/plan.js';
 
 /** A plan's hosts as the state knows them: with what providers assigned (addresses, credentials...). */

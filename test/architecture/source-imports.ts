@@ -15,6 +15,8 @@ export interface SourceImport {
   /** The resolved file relative to src/ for a relative specifier; undefined for a package. */
   to?: string;
   kind: 'static' | 'dynamic';
+  /** `import type` / `export type` / `import('x').T`: erased by the compiler, never loaded. */
+  typeOnly?: boolean;
 }
 
 /** A call the layering rules care about (`process.exit(...)`, `console.x(...)`). */
@@ -60,9 +62,15 @@ export function scanSources(root: string = srcDir): SourceScan {
     const from = relative(root, file);
     const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
     const lineOf = (node: ts.Node) => source.getLineAndCharacterOfPosition(node.getStart()).line + 1;
-    const addImport = (specifier: string, kind: SourceImport['kind']) => {
+    const addImport = (specifier: string, kind: SourceImport['kind'], typeOnly = false) => {
       const to = specifier.startsWith('.') ? resolveRelative(root, file, specifier) : undefined;
-      scan.imports.push({ from, specifier, kind, ...(to === undefined ? {} : { to }) });
+      scan.imports.push({
+        from,
+        specifier,
+        kind,
+        ...(to === undefined ? {} : { to }),
+        ...(typeOnly ? { typeOnly } : {}),
+      });
     };
     const followCall = (node: ts.CallExpression, name: string) => {
       const arg = node.arguments[0];
@@ -76,7 +84,10 @@ export function scanSources(root: string = srcDir): SourceScan {
         node.moduleSpecifier &&
         ts.isStringLiteral(node.moduleSpecifier)
       ) {
-        addImport(node.moduleSpecifier.text, 'static');
+        const typeOnly = ts.isImportDeclaration(node)
+          ? node.importClause?.isTypeOnly === true
+          : node.isTypeOnly;
+        addImport(node.moduleSpecifier.text, 'static', typeOnly);
       } else if (ts.isImportEqualsDeclaration(node) && ts.isExternalModuleReference(node.moduleReference)) {
         const ref = node.moduleReference.expression;
         if (ts.isStringLiteral(ref)) addImport(ref.text, 'static');
@@ -84,7 +95,7 @@ export function scanSources(root: string = srcDir): SourceScan {
         // `import('x').T` in a type position ties the files together like `import type`.
         const arg = node.argument;
         if (ts.isLiteralTypeNode(arg) && ts.isStringLiteral(arg.literal))
-          addImport(arg.literal.text, 'static');
+          addImport(arg.literal.text, 'static', true);
       } else if (ts.isCallExpression(node)) {
         const callee = node.expression;
         if (callee.kind === ts.SyntaxKind.ImportKeyword) followCall(node, 'import');

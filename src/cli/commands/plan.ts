@@ -1,6 +1,9 @@
 import { stringify } from 'yaml';
-import { unusableCredentialWarnings, withRecordedHosts } from '../../cluster/index.js';
-import { readState } from '../../engine/index.js';
+// Each from its own file, not the packages' index files: those load the engine, the transports and
+// every module implementation, which planning never runs (#25: start-up).
+import { unusableCredentialWarnings } from '../../cluster/credentials.js';
+import { withRecordedHosts } from '../../cluster/recorded-hosts.js';
+import { readState } from '../../engine/state.js';
 import { EXIT, UsageError } from '../../errors/index.js';
 import { hostsConnectedBy } from '../../plan/credential-check.js';
 import { formatPlan } from '../../plan/index.js';

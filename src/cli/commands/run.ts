@@ -1,9 +1,9 @@
 import { EXIT, UsageError } from '../../errors/index.js';
 import { createTransport } from '../../executor/create-transport.js';
 import { formatRecap, loadInventory, parseExtraVars, runPlaybook } from '../../playbook/index.js';
-// A playbook may name a provider's modules (libvirt_*, ec2_*) as up's plan does: the providers'
-// registry adds them to the module registry when it loads.
-import '../../provider/index.js';
+// A playbook may name a provider's modules (libvirt_*, ec2_*) as up's plan does: this adds them to
+// the module registry when it loads (the providers' planning is not loaded: run plans no cluster).
+import '../../provider/modules.js';
 import { choiceOption, intOption, onePositional, parseCommandArgs, verbosity } from '../options.js';
 import { err, out } from '../output.js';
 import { startRunSession } from '../run-session.js';

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import type { ClusterContext } from '../../cluster/index.js';
-import { type ClusterState, readState } from '../../engine/index.js';
+import { type ClusterState, readState } from '../../engine/state.js';
 import { UsageError } from '../../errors/index.js';
 import { topologicalOrder } from '../../plan/index.js';
 import { clusterFromFlags } from '../cluster-flags.js';

@@ -2,7 +2,7 @@ import { KubemixError } from '../../errors/index.js';
 // The one PowerShell quoting helper (a pure function; providers use no transport otherwise).
 import { psQuote } from '../../quote/index.js';
 import { addressInCidr, parseCidr } from '../../spec/cidr.js';
-import { WINDOWS_KUBELET_DEFAULT_ARGS } from '../../spec/schema.js';
+import { WINDOWS_KUBELET_DEFAULT_ARGS } from '../../spec/spec-defaults.js';
 import type { WindowsVersion } from '../../types/windows.js';
 import { describeAwsError } from './client.js';
 import { kubernetesClusterTag, type Tag } from './tags.js';

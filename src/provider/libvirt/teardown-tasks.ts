@@ -1,4 +1,4 @@
-import { DEFAULT_WINDOWS_VERSION } from '../../spec/schema.js';
+import { DEFAULT_WINDOWS_VERSION } from '../../spec/spec-defaults.js';
 import type { ProviderContext, ProviderTeardown, TeardownInput } from '../types.js';
 import { type CachedImage, cachedImage, defaultLinuxImage } from './image.js';
 import { HYPERVISOR_URI, hypervisorHosts, type LibvirtClusterSpec } from './layout.js';

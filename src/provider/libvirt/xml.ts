@@ -1,4 +1,5 @@
-import { XMLBuilder } from 'fast-xml-parser';
+import type { XMLBuilder } from 'fast-xml-parser';
+import { fastXmlParser } from './xml-library.js';
 
 /**
  * An XML element as data: `@name` keys are attributes, `#text` is text, other keys are child
@@ -7,15 +8,18 @@ import { XMLBuilder } from 'fast-xml-parser';
 export type XmlNode = { [key: string]: XmlValue };
 export type XmlValue = string | number | XmlNode | XmlNode[] | undefined;
 
-const builder = new XMLBuilder({
-  ignoreAttributes: false,
-  attributeNamePrefix: '@',
-  textNodeName: '#text',
-  format: true,
-  suppressEmptyNode: true,
-});
+let builder: XMLBuilder | undefined;
+const newBuilder = () =>
+  new (fastXmlParser().XMLBuilder)({
+    ignoreAttributes: false,
+    attributeNamePrefix: '@',
+    textNodeName: '#text',
+    format: true,
+    suppressEmptyNode: true,
+  });
 
 /** Serializes one root element (fast-xml-parser's builder escapes text and attribute values). */
 export function toXml(root: string, node: XmlNode): string {
+  builder ??= newBuilder();
   return builder.build({ [root]: node }) as string;
 }

@@ -1,6 +1,5 @@
 import { chmod, copyFile, mkdir, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { execa } from 'execa';
 import type { CommandResult } from '../../types/command-result.js';
 import { failedResult, succeededResult } from '../../types/command-result.js';
 import { LOCALHOST } from '../../types/localhost.js';
@@ -23,6 +22,8 @@ export class LocalTransport implements Transport {
       args = ['-n', '-u', user, '--', file, ...args];
       file = 'sudo';
     }
+    // execa loads on the first local command: a run over SSH alone never compiles it (#25: start-up).
+    const { execa } = await import('execa');
     const child = execa(file, args, {
       reject: false,
       all: false,

@@ -1,5 +1,5 @@
 import { psQuote } from '../../../quote/index.js';
-import { WINDOWS_VXLAN_PORT } from '../../../spec/schema.js';
+import { WINDOWS_VXLAN_PORT } from '../../../spec/spec-defaults.js';
 
 /** Where the config CD-ROM keeps kubemix's scripts (found by scanning drives: letters vary). */
 export const CONFIG_SCRIPT_DIR = 'kubemix';

@@ -1,4 +1,5 @@
-import { XMLParser } from 'fast-xml-parser';
+import type { XMLParser } from 'fast-xml-parser';
+import { fastXmlParser } from '../xml-library.js';
 
 /**
  * Hyper-V enlightenments kubemix turns on for Windows guests, in virt-install's order.
@@ -58,11 +59,13 @@ export function chooseHyperv(supported: readonly string[]): HypervChoice {
   return { features: HYPERV_FEATURES.filter((f) => on.has(f)), hypervClock: true };
 }
 
-const parser = new XMLParser({
-  ignoreAttributes: false,
-  attributeNamePrefix: '@_',
-  isArray: (name) => name === 'enum' || name === 'value',
-});
+let parser: XMLParser | undefined;
+const newParser = () =>
+  new (fastXmlParser().XMLParser)({
+    ignoreAttributes: false,
+    attributeNamePrefix: '@_',
+    isArray: (name) => name === 'enum' || name === 'value',
+  });
 
 /**
  * The Hyper-V feature names in `virsh domcapabilities` output
@@ -70,6 +73,7 @@ const parser = new XMLParser({
  * is unsupported or the output has no such element.
  */
 export function supportedHypervFeatures(domainCapabilitiesXml: string): string[] {
+  parser ??= newParser();
   const doc = parser.parse(domainCapabilitiesXml) as {
     domainCapabilities?: {
       features?: {

@@ -6,7 +6,7 @@
  */
 
 /** Default time allowed for an unattended install, first logon included (spec provider.windows.installTimeoutMinutes). */
-export { DEFAULT_WINDOWS_INSTALL_TIMEOUT_MINUTES } from '../../../spec/schema.js';
+export { DEFAULT_WINDOWS_INSTALL_TIMEOUT_MINUTES } from '../../../spec/spec-defaults.js';
 
 /** A domain state as `virsh domstate --reason` prints it: `running (booted)`, `shut off (destroyed)`. */
 export interface DomainState {

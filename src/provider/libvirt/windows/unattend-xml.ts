@@ -1,4 +1,5 @@
-import { XMLBuilder } from 'fast-xml-parser';
+import type { XMLBuilder } from 'fast-xml-parser';
+import { fastXmlParser } from '../xml-library.js';
 
 /**
  * The answer-file envelope (Microsoft Learn, "Unattended Windows Setup Reference" and "Answer
@@ -54,13 +55,15 @@ function componentNode(component: UnattendComponent): XmlNode {
   };
 }
 
-const builder = new XMLBuilder({
-  ignoreAttributes: false,
-  attributeNamePrefix: '@_',
-  format: true,
-  indentBy: '  ',
-  suppressEmptyNode: true,
-});
+let builder: XMLBuilder | undefined;
+const newBuilder = () =>
+  new (fastXmlParser().XMLBuilder)({
+    ignoreAttributes: false,
+    attributeNamePrefix: '@_',
+    format: true,
+    indentBy: '  ',
+    suppressEmptyNode: true,
+  });
 
 /** Serializes an answer file: UTF-8, every text and attribute value escaped by the builder. */
 export function unattendDocument(settings: readonly UnattendSettings[]): string {
@@ -75,5 +78,6 @@ export function unattendDocument(settings: readonly UnattendSettings[]): string 
       })),
     },
   };
+  builder ??= newBuilder();
   return builder.build(document) as string;
 }
