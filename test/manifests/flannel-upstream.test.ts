@@ -28,6 +28,8 @@ function deliberateDifferences(ids: string[], vars: ManifestVars): Deliberate[] 
   const iface = "flanneld tunnels on the node's InternalIP (header item 2)";
   const mark = 'kubemix marks what it applied (header item 3)';
   const resync = 'flanneld checks its iptables rules every 60 s, not 5 (header item 4)';
+  const apiServer =
+    'flanneld reaches the API server at its own address, not the Service ClusterIP (header item 5)';
   return [
     ...ids.map((id) => ({ at: `${id}: ${MANAGED_BY}`, kind: 'added' as const, ours: 'kubemix', why: mark })),
     { at: `${DS}: spec.template.${MANAGED_BY}`, kind: 'added', ours: 'kubemix', why: mark },
@@ -50,6 +52,18 @@ function deliberateDifferences(ids: string[], vars: ManifestVars): Deliberate[] 
       kind: 'added',
       ours: { name: 'NODE_IP', valueFrom: { fieldRef: { fieldPath: 'status.hostIP' } } },
       why: iface,
+    },
+    {
+      at: `${DS}: ${FLANNELD}.env[name=KUBERNETES_SERVICE_HOST]`,
+      kind: 'added',
+      ours: { name: 'KUBERNETES_SERVICE_HOST', value: vars.api_server_host },
+      why: apiServer,
+    },
+    {
+      at: `${DS}: ${FLANNELD}.env[name=KUBERNETES_SERVICE_PORT]`,
+      kind: 'added',
+      ours: { name: 'KUBERNETES_SERVICE_PORT', value: String(vars.api_server_port) },
+      why: apiServer,
     },
   ];
 }

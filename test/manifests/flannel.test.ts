@@ -145,7 +145,17 @@ describe.each(VAR_SETS)('flannel with %s', (_label, vars) => {
       '--iface=$(NODE_IP)',
       '--iptables-resync=60',
     ]);
-    expect(envOf(flanneld)['NODE_IP']).toBe('status.hostIP');
+    // It reaches the API server at its own address: the kubernetes Service's ClusterIP works only
+    // once kube-proxy on the node has programmed it (the template's header, item 5).
+    expect(envOf(flanneld)).toEqual({
+      POD_NAME: 'metadata.name',
+      POD_NAMESPACE: 'metadata.namespace',
+      NODE_IP: 'status.hostIP',
+      KUBERNETES_SERVICE_HOST: vars.api_server_host,
+      KUBERNETES_SERVICE_PORT: String(vars.api_server_port),
+      EVENT_QUEUE_DEPTH: '5000',
+      CONT_WHEN_CACHE_NOT_READY: 'false',
+    });
     expect(flanneld.securityContext?.capabilities?.add).toEqual(['NET_ADMIN', 'NET_RAW']);
     expect(pod.volumes.map((v) => v.name)).toEqual([
       'run',

@@ -100,10 +100,17 @@ export function formatKnownHostsLine(host: string, port: number, key: Buffer): s
  * them anew per connection made a run's cost grow with the square of its hosts.
  */
 const compiledPatterns = new Map<string, RegExp>();
+/**
+ * A bound on what is kept: a process that lives long (the library in a CI service that builds
+ * cluster after cluster, each with its own known_hosts) would otherwise keep every name it ever
+ * met. Far above one run's needs (a host name and an address per host).
+ */
+export const MAX_COMPILED_PATTERNS = 4096;
 
 function globToRegExp(pattern: string): RegExp {
   let re = compiledPatterns.get(pattern);
   if (!re) {
+    if (compiledPatterns.size >= MAX_COMPILED_PATTERNS) compiledPatterns.clear();
     const body = pattern
       .replace(/[.+^${}()|[\]\\]/g, '\\$&')
       .replace(/\*/g, '.*')

@@ -11,6 +11,7 @@ import {
   parseKnownHosts,
   verifyHostKey,
 } from '../../../src/transport/ssh/index.js';
+import { MAX_COMPILED_PATTERNS } from '../../../src/transport/ssh/known-hosts.js';
 import { testTempDirSync } from '../../helpers/temp.js';
 
 // Real keys from ssh-keygen, so fingerprints and hashed names are checked against OpenSSH itself.
@@ -90,6 +91,23 @@ describe('known_hosts parsing and host key checks', () => {
     expect(entryMatchesHost(entry!, 'bad.lab')).toBe(false);
     expect(entryMatchesHost(entry!, '[10.9.0.1]:2222')).toBe(true);
     expect(entryMatchesHost(entry!, 'lab')).toBe(false);
+  });
+
+  it('matches as before once more patterns were met than it keeps compiled', () => {
+    // A long-lived process meets more names than the compiled-pattern cache keeps; what it
+    // drops is compiled again, never mismatched.
+    const [first] = parseKnownHosts(`*.first.lab,!bad.first.lab ${keyPart(keyA.line)}`);
+    expect(entryMatchesHost(first!, 'a.first.lab')).toBe(true);
+    const many = parseKnownHosts(
+      Array.from(
+        { length: MAX_COMPILED_PATTERNS + 10 },
+        (_, i) => `host-${i}.lab ${keyPart(keyA.line)}`,
+      ).join('\n'),
+    );
+    for (const [i, entry] of many.entries()) expect(entryMatchesHost(entry, `host-${i}.lab`)).toBe(true);
+    expect(entryMatchesHost(first!, 'a.first.lab')).toBe(true);
+    expect(entryMatchesHost(first!, 'bad.first.lab')).toBe(false);
+    expect(entryMatchesHost(many[0]!, 'host-1.lab')).toBe(false);
   });
 
   it('reports a changed key with both fingerprints, and unknown hosts as unknown', () => {
