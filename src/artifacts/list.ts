@@ -122,7 +122,8 @@ export function parseArtifactsFile(text: string, file = 'playbooks/artifacts.yam
       { file, path: '', message: `not valid YAML: ${(error as Error).message.split('\n')[0]}` },
     ]);
   }
-  const parsed = fileSchema.safeParse(raw);
+  // One parse per command: zod's compiled fast path would cost more than it saves (spec/validate.ts).
+  const parsed = fileSchema.safeParse(raw, { jitless: true });
   if (!parsed.success)
     throw new SpecError(
       parsed.error.issues.map((issue) => ({

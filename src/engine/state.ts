@@ -136,7 +136,8 @@ export async function readState(clusterDir: string): Promise<ClusterState | unde
       cause: error,
     });
   }
-  const parsed = stateSchema.safeParse(data);
+  // One parse per command: zod's compiled fast path would cost more than it saves (spec/validate.ts).
+  const parsed = stateSchema.safeParse(data, { jitless: true });
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const where = issue?.path.length ? `${issue.path.join('.')}: ` : '';

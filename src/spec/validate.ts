@@ -35,7 +35,10 @@ export function validateSpecInput(input: unknown, options: ValidateOptions): Clu
       },
     ]);
   }
-  const parsed = clusterSpecSchema.safeParse(input, { error: specErrorMap });
+  // jitless: zod compiles a fast path per object schema (new Function) on the first parse, which
+  // pays back over many parses; a command parses one spec, and the compiling cost more than the
+  // parse itself (#25: start-up).
+  const parsed = clusterSpecSchema.safeParse(input, { error: specErrorMap, jitless: true });
   // Rules read the spec as written, so they also run when the schema found problems.
   const found = [
     ...(parsed.success ? [] : fromZodIssues(parsed.error.issues)),
