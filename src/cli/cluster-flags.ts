@@ -1,4 +1,4 @@
-import { type ClusterContext, loadClusterContext } from '../cluster/context.js';
+import type { ClusterContext } from '../cluster/context.js';
 import { SHORT_FORM_FLAGS, type ShortFormOptions } from '../spec/index.js';
 import { WINDOWS_VERSIONS } from '../types/windows.js';
 import { choiceOption, intOption } from './options.js';
@@ -44,8 +44,13 @@ export function shortFormFromFlags(values: Record<string, unknown>): ShortFormOp
  * The cluster named on the command line (a spec file or a Kubeinit short form, with the short
  * form's flags and --cluster-dir), loaded by the library; its warnings go to stderr.
  */
-export function clusterFromFlags(argument: string, values: Record<string, unknown>): Promise<ClusterContext> {
+export async function clusterFromFlags(
+  argument: string,
+  values: Record<string, unknown>,
+): Promise<ClusterContext> {
   const shortForm = shortFormFromFlags(values);
+  // Loaded here, not at import: `kubemix versions` without a spec never plans a cluster (#25: start-up).
+  const { loadClusterContext } = await import('../cluster/context.js');
   return loadClusterContext({
     spec: argument,
     shortForm,
