@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { shQuote } from '../../quote/index.js';
+import { execWhenPlain } from './exec-when-plain.js';
 
 /** A fresh boundary token: 128 random bits, so no output contains it by chance. */
 export function newToken(): string {
@@ -19,7 +20,8 @@ export interface ShellCommand {
 
 /**
  * The script that runs the command itself: cd, exports, then `eval` of the command text (so a
- * syntax error in it fails like `sh -c` would, after the header is out). Throws a TypeError for
+ * syntax error in it fails like `sh -c` would, after the header is out), as `exec` when the
+ * command is plain words naming a program. Throws a TypeError for
  * an environment variable name the shell cannot take (a programmer mistake).
  */
 export function innerScript(cmd: ShellCommand): string {
@@ -29,7 +31,8 @@ export function innerScript(cmd: ShellCommand): string {
     if (!ENV_NAME.test(name)) throw new TypeError(`env: invalid variable name ${JSON.stringify(name)}`);
     parts.push(`export ${name}=${shQuote(value)}`);
   }
-  parts.push(`eval ${shQuote(cmd.command)}`);
+  // A program named in plain words replaces the shell that evals it, one fork fewer (exec-when-plain.ts).
+  parts.push(`eval ${shQuote(execWhenPlain(cmd.command))}`);
   return parts.join('\n');
 }
 
