@@ -21,8 +21,8 @@ export interface ShellCommand {
 /**
  * The script that runs the command itself: cd, exports, then `eval` of the command text (so a
  * syntax error in it fails like `sh -c` would, after the header is out), as `exec` when the
- * command is plain words naming a program. Throws a TypeError for
- * an environment variable name the shell cannot take (a programmer mistake).
+ * command is plain words naming a program. Throws a TypeError for an environment variable name
+ * the shell cannot take (a programmer mistake).
  */
 export function innerScript(cmd: ShellCommand): string {
   const parts: string[] = [];
