@@ -24,6 +24,9 @@ export class LocalTransport implements Transport {
     }
     // execa loads on the first local command: a run over SSH alone never compiles it (#25: start-up).
     const { execa } = await import('execa');
+    // A stop that came while execa loaded: an aborted signal never fires its listener again, so the
+    // command would run on unkilled (a Ctrl-C right after START hung `kubemix run` in CI).
+    if (request.signal?.aborted) return failedResult(display, 'cancelled', 0, this.host);
     const child = execa(file, args, {
       reject: false,
       all: false,
