@@ -58,6 +58,17 @@ export function kubemixWithUmask(
   });
 }
 
+/**
+ * The lines of a run's output that say how long each task took ('DONE  <task> (<time>)', FAIL,
+ * and the run's own 'run ...' lines): where an emulated build's minutes went, printed by the
+ * real-cluster files (timings stay out of pass/fail tests).
+ */
+export const taskTimes = (stdout: string) =>
+  stdout
+    .split('\n')
+    .filter((line) => /^(DONE|FAIL) |^run /.test(line))
+    .join('\n');
+
 /** Waits until every CLI run started by this file has ended (a file's cleanup calls it first). */
 export async function settleKubemixRuns(): Promise<void> {
   await Promise.all(running);

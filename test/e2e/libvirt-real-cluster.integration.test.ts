@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { flannelSubnetEnv } from '../../fixtures/lab/state/footprint.js';
 import { guestSsh } from '../../fixtures/libvirt/lab.js';
 import { builtRelease } from '../../fixtures/release/built-release.js';
-import type { kubemix } from './helpers.js';
+import { type kubemix, taskTimes } from './helpers.js';
 import { OfflineLibvirtCluster } from './offline-libvirt-cluster.js';
 
 // A real Kubernetes cluster, built by kubemix as users run it: the libvirt provider on real
@@ -61,12 +61,7 @@ async function up(): Promise<void> {
   upResult = await lab.run('up', '--stop-after', 'join-linux-workers');
   // Each task's time in the run's output: where an emulated build's minutes went, when a CI run
   // takes longer than the last (kubemix's line log: 'DONE  <task> (<time>)').
-  console.log(
-    upResult.stdout
-      .split('\n')
-      .filter((line) => /^(DONE|FAIL) |^run /.test(line))
-      .join('\n'),
-  );
+  console.log(taskTimes(upResult.stdout));
   if (upResult.exitCode !== 0) diagnostics = await nodeDiagnostics();
   else console.log(await flannelTimeline());
 }

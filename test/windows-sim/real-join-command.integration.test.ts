@@ -151,4 +151,16 @@ describe("join-windows-workers' kubeadm.exe join against a real control plane", 
       expect(node.status.addresses).toContainEqual({ type: 'InternalIP', address: ip });
     }
   }, 120_000);
+
+  it("kubeadm.exe reset stops the node's simulated kubelet and removes what the join wrote", async () => {
+    // cleanup-windows' command, on a node that joined the real control plane.
+    expect(link.kubelets.has('win2019')).toBe(true);
+    const reset = await simShell(sim, '& C:/k/kubeadm.exe reset -f', 'win2019');
+    expect(reset.code, reset.stderr).toBe(0);
+    expect(link.kubelets.has('win2019')).toBe(false);
+    expect(existsSync(link.rootOf('win2019'))).toBe(false);
+    expect(sim.host('win2019').fs.exists('C:/etc/kubernetes/kubelet.conf')).toBe(false);
+    // The other nodes' kubelets run on.
+    expect(link.kubelets.has('win2025')).toBe(true);
+  }, 60_000);
 });
