@@ -5,7 +5,7 @@ import { flannelSubnetEnv } from '../../fixtures/lab/state/footprint.js';
 import { guestSsh } from '../../fixtures/libvirt/lab.js';
 import { builtRelease } from '../../fixtures/release/built-release.js';
 import { type kubemix, taskTimes } from './helpers.js';
-import { OfflineLibvirtCluster } from './offline-libvirt-cluster.js';
+import { OfflineLibvirtCluster, REAL_CLUSTER_GUESTS } from './offline-libvirt-cluster.js';
 
 // A real Kubernetes cluster, built by kubemix as users run it: the libvirt provider on real
 // libvirtd/QEMU guests (TCG), offline from an artifacts directory that holds the REAL release
@@ -123,13 +123,7 @@ function expectBothReady(listed: NodeObject[]): void {
 }
 
 beforeAll(async () => {
-  // kubeadm's preflight asks a control plane for 2 CPUs and 1700 MB. The worker has 1 vCPU: the
-  // machine's 2 cores emulate both guests, and a worker with 2 vCPUs took as much of them as the
-  // controller, whose API server then restarted (liveness) while the worker waited to join.
-  await lab.start(
-    { linuxWorkers: 1, vcpus: 1, memoryGiB: 2, controller: { vcpus: 2, memoryGiB: 3 } },
-    builtRelease(),
-  );
+  await lab.start(REAL_CLUSTER_GUESTS, builtRelease());
   await up();
 }, 45 * 60_000);
 

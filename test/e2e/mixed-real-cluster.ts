@@ -3,7 +3,7 @@ import { dirname, join } from 'node:path';
 import { execa } from 'execa';
 import { stringify } from 'yaml';
 import { labSpec } from '../../fixtures/cluster-lab/lab-spec.js';
-import { windowsHostName } from '../../fixtures/cluster-lab/mixed-lab.js';
+import { windowsHostName, windowsNodeAddress } from '../../fixtures/cluster-lab/mixed-lab.js';
 import { singleAdapter } from '../../fixtures/lab/state/windows-node-network.js';
 import { fillOfflineArtifacts } from '../../fixtures/libvirt/offline-artifacts.js';
 import type { BuiltRelease } from '../../fixtures/release/built-release.js';
@@ -13,19 +13,7 @@ import { RealControlPlaneLink } from '../../fixtures/windows-sim/real-join/real-
 import type { WindowsVersion } from '../../src/types/windows.js';
 import { testTempDir } from '../helpers/temp.js';
 import { kubemix, settleKubemixRuns } from './helpers.js';
-import { type OfflineGuests, OfflineLibvirtCluster } from './offline-libvirt-cluster.js';
-
-/** The Linux guests of the mixed cluster, as the real-cluster test sizes them (its beforeAll says why). */
-export const MIXED_GUESTS: OfflineGuests = {
-  linuxWorkers: 1,
-  vcpus: 1,
-  memoryGiB: 2,
-  controller: { vcpus: 2, memoryGiB: 3 },
-};
-
-/** The address a Windows host takes on the guests' network: .200, .201, ... of its /24. */
-const windowsAddress = (guest: string, index: number) =>
-  `${guest.split('.').slice(0, 3).join('.')}.${200 + index}`;
+import { OfflineLibvirtCluster, REAL_CLUSTER_GUESTS } from './offline-libvirt-cluster.js';
 
 /** The interface that holds `address` on this machine (the libvirt network's bridge holds its gateway). */
 async function interfaceHolding(address: string): Promise<string> {
@@ -82,7 +70,7 @@ export class MixedRealCluster {
   }
 
   async start(release: BuiltRelease): Promise<this> {
-    await this.guests.start(MIXED_GUESTS, release);
+    await this.guests.start(REAL_CLUSTER_GUESTS, release);
     const machines = await this.guests.run('up', '--stop-after', 'wait-for-hosts');
     if (machines.exitCode !== 0)
       throw new Error(`the guests' up failed:\n${machines.stdout}\n${machines.stderr}`);
@@ -90,7 +78,7 @@ export class MixedRealCluster {
     this.bridge = await interfaceHolding(`${cidrBase}.1`);
     this.work = await testTempDir('mixed-real');
     const hosts = this.windowsHosts.map(({ name, version }, i) => {
-      const address = windowsAddress(this.controller, i);
+      const address = windowsNodeAddress(this.controller, i);
       this.windowsAddresses[name] = address;
       return { name, windowsVersion: version, address, nics: singleAdapter(address), rebootDownMs: 500 };
     });

@@ -16,6 +16,19 @@ export type OfflineGuests = Omit<
 >;
 
 /**
+ * The guests of a real cluster (the real release on them). kubeadm's preflight asks a control
+ * plane for 2 CPUs and 1700 MB. The worker has 1 vCPU: the machine's 2 cores emulate both guests,
+ * and a worker with 2 vCPUs took as much of them as the controller, whose API server then
+ * restarted (liveness) while the worker waited to join.
+ */
+export const REAL_CLUSTER_GUESTS: OfflineGuests = {
+  linuxWorkers: 1,
+  vcpus: 1,
+  memoryGiB: 2,
+  controller: { vcpus: 2, memoryGiB: 3 },
+};
+
+/**
  * A libvirt cluster of the test image on this machine's libvirtd, built offline: a fresh name,
  * network and pool per run (other worktrees may use the same libvirtd), the test image served by
  * URL + SHA-256 from a loopback server, and the artifacts directory of writeOfflineLibvirtSpec
