@@ -14,6 +14,8 @@ export interface CommandMeasure {
   peakFds: number;
   exitCode: number | null;
   perTaskHostMs: number;
+  /** CPU the command itself used (user + system), as GNU time reports it. */
+  cpuMs: number;
 }
 
 /** Open file descriptors of the process `pid`'s children (the command /usr/bin/time runs). */
@@ -46,9 +48,16 @@ const cliPath = kubemixCli();
 export function timeCommand(
   argv: string[],
   env: Record<string, string> = {},
-): Promise<{ wallMs: number; peakRssMb: number; peakFds: number; exitCode: number | null; stderr: string }> {
+): Promise<{
+  wallMs: number;
+  peakRssMb: number;
+  peakFds: number;
+  cpuMs: number;
+  exitCode: number | null;
+  stderr: string;
+}> {
   return new Promise((resolve, reject) => {
-    const child = spawn('/usr/bin/time', ['-f', 'KMXTIME %e %M', ...argv], {
+    const child = spawn('/usr/bin/time', ['-f', 'KMXTIME %e %M %U %S', ...argv], {
       stdio: ['ignore', 'ignore', 'pipe'],
       env: { ...process.env, CI: 'true', ...env },
     });
@@ -66,12 +75,13 @@ export function timeCommand(
     });
     child.on('close', (code) => {
       clearInterval(sampler);
-      const match = /KMXTIME ([\d.]+) (\d+)/.exec(stderr);
+      const match = /KMXTIME ([\d.]+) (\d+) ([\d.]+) ([\d.]+)/.exec(stderr);
       if (!match) return reject(new Error(`no timing from /usr/bin/time: ${stderr.slice(-500)}`));
       resolve({
         wallMs: Number(match[1]) * 1000,
         peakRssMb: Number(match[2]) / 1024,
         peakFds,
+        cpuMs: (Number(match[3]) + Number(match[4])) * 1000,
         exitCode: code,
         stderr,
       });
@@ -111,6 +121,7 @@ export async function kubemixRunBench(options: {
       peakFds: measured.peakFds,
       exitCode: measured.exitCode,
       perTaskHostMs: measured.wallMs / (options.tasks * options.hostsCount),
+      cpuMs: measured.cpuMs,
     };
   } finally {
     await rm(dir, { recursive: true, force: true });

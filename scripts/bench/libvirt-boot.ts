@@ -15,7 +15,7 @@ const loadAverage = async () => Number((await readFile('/proc/loadavg', 'utf8'))
  * cluster (`guest=<cluster>.<node>`), by node: /proc/<pid>/stat fields 14 and 15, in clock ticks
  * (100 per second on Linux, as getconf CLK_TCK reports here).
  */
-async function guestCpuSeconds(cluster: string): Promise<Record<string, number>> {
+export async function guestCpuSeconds(cluster: string): Promise<Record<string, number>> {
   const cpu: Record<string, number> = {};
   for (const pid of await readdir('/proc')) {
     if (!/^\d+$/.test(pid)) continue;

@@ -2,9 +2,11 @@
  * `npm run bench`: timings that never belong in pass/fail tests.
  *  0. Start-up of plan, status, versions and --help against a bare `node -e 0`, paired runs.
  *  1. 50 x `command: /bin/true` on 10 lab hosts: kubemix (whole command) vs ansible-playbook vs
- *     two ssh2 floors on open connections (exec channel per command, one persistent shell).
- *  2. kubemix on 200 hosts x 20 tasks (loopback lab): wall time and peak RSS; then 5 tasks on
- *     100, 200 and 500 hosts (wall, RSS, open file descriptors): the scaling curve.
+ *     two ssh2 floors on open connections (exec channel per command, one persistent shell); the
+ *     fixed cost of a run (start-up and logins) as the intercept of paired 1- and 50-task runs.
+ *  2. kubemix on 200 hosts x 20 tasks (loopback lab): wall time, peak RSS and where the machine's
+ *     CPU went; then 5 tasks on 100, 200, 500 and 1,000 hosts (wall, RSS, open file descriptors):
+ *     the scaling curve.
  *  3. WinRM: HTTP requests per command on a reused shell; file copy throughput on loopback.
  *  4. Mixed-cluster makespan on the lab against its critical path.
  *  5. libvirt guests (real libvirtd, QEMU under TCG here): boot-to-SSH per guest, 1 guest vs 3 in
@@ -14,9 +16,12 @@
  *  7. EC2 provider against moto: API calls and wall time per phase for 1 vs 20 instances.
  *  8. Only when named (`npm run bench -- real-ha`): a real highly available control plane (three
  *     controllers and a worker on QEMU guests, the real release), up, verify and down.
+ *  9. Only when named (`npm run bench -- real-idle`): the host cores each guest of the real
+ *     two-node cluster keeps busy at rest (whether three controllers fit the machine at all).
  * Results are printed and written to bench-results/<time>.json.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { measureCopyThroughput, measureRoundTrips } from '../../fixtures/winrm-server/bench-helpers.js';
@@ -28,12 +33,16 @@ import { ciReporting } from './ci-reporting.js';
 import { clusterMakespan } from './cluster-makespan.js';
 import { ec2CallsBench } from './ec2-calls.js';
 import { Figures } from './figures.js';
+import { fixedCost } from './fixed-cost.js';
 import { type CommandMeasure, kubemixRunBench } from './kubemix-run-bench.js';
 import { libvirtBootBench } from './libvirt-boot.js';
 import { libvirtPrepareLinuxBench } from './libvirt-prepare-linux.js';
 import { libvirtRealHaBench } from './libvirt-real-ha.js';
+import { libvirtRealIdleBench } from './libvirt-real-idle.js';
+import { type CpuSplit, cpuSplit, machineBusyMs } from './machine-cpu.js';
 import { ansibleBench, execChannelFloor, persistentShellFloor } from './ssh-floors.js';
 import { startupBench } from './startup.js';
+import { median, spread } from './stats.js';
 import { taskHostCost } from './task-host-cost.js';
 
 const args = process.argv.slice(2);
@@ -43,7 +52,7 @@ const only = args.filter((a) => a !== '--keep');
 /** Every figure with a target, compared with scripts/bench/kept-results.json. */
 const figures = new Figures(join(packageRoot(), 'scripts', 'bench', 'kept-results.json'));
 /** Parts that run only when named: each takes the machine for the better part of an hour. */
-const NAMED_ONLY = ['real-ha'];
+const NAMED_ONLY = ['real-ha', 'real-idle'];
 const wanted = (part: string) => only.includes(part) || (only.length === 0 && !NAMED_ONLY.includes(part));
 const results: Record<string, unknown> = { date: new Date().toISOString() };
 const fmt = (ms: number) => (ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${ms.toFixed(0)} ms`);
@@ -71,6 +80,8 @@ async function startup(): Promise<void> {
 
 /** Paired rounds of kubemix's playbook runner against the persistent-shell floor. */
 const TASK_HOST_ROUNDS = 9;
+/** Paired rounds of the whole command, 1 task against 50, for the fixed cost. */
+const FIXED_COST_ROUNDS = 7;
 
 async function sshComparison(): Promise<void> {
   const hosts = 10;
@@ -98,7 +109,14 @@ async function sshComparison(): Promise<void> {
       forks: 10,
     });
     const marginalMs = cost.medianKubemixMs;
-    const fixedMs = kubemix.wallMs - marginalMs * tasks * hosts;
+    const fixed = await fixedCost({
+      inventoryPath: lab.inventoryPath,
+      hosts,
+      tasks,
+      forks: 10,
+      rounds: FIXED_COST_ROUNDS,
+    });
+    const fixedMs = fixed.medianInterceptMs;
     const exec = await execChannelFloor(floorOptions);
     const shell = await persistentShellFloor(floorOptions);
     const { output, ...ansible } = await ansibleBench({
@@ -128,7 +146,7 @@ async function sshComparison(): Promise<void> {
       `  kubemix per task-host, connections open: ${marginalMs.toFixed(2)} ms (floor ${cost.medianFloorMs.toFixed(2)} ms) = ${vsFloor.toFixed(2)}x the persistent-shell floor (${cost.ratioSpread[0].toFixed(2)}-${cost.ratioSpread[1].toFixed(2)} over ${cost.rounds} paired rounds) ${figures.add('task-host vs persistent shell', { value: vsFloor, unit: 'x', max: 1.5 })}`,
     );
     log(
-      `  kubemix fixed cost (node start-up, module loading, ${hosts} SSH logins): ${fmt(fixedMs)} ${figures.add('fixed cost 10 hosts', { value: fixedMs, unit: 'ms', max: 300 })}; whole command per task-host ${wholeVsFloor.toFixed(2)}x the floor`,
+      `  kubemix fixed cost (node start-up, module loading, ${hosts} SSH logins): ${fmt(fixedMs)} (${fmt(fixed.interceptSpread[0])}-${fmt(fixed.interceptSpread[1])}; intercept of 1 vs ${tasks} tasks, median of ${fixed.rounds} paired rounds; 1 task on ${hosts} hosts ${fmt(fixed.medianOneTaskMs)}) ${figures.add('fixed cost 10 hosts', { value: fixedMs, unit: 'ms', max: 300 })}; whole command per task-host ${wholeVsFloor.toFixed(2)}x the floor`,
     );
     results['ssh'] = {
       hosts,
@@ -141,6 +159,7 @@ async function sshComparison(): Promise<void> {
       shellFloor: shell,
       marginalMs,
       fixedMs,
+      fixedCost: fixed,
       ratios: {
         ansibleOverKubemix: vsAnsible,
         marginalOverShellFloor: vsFloor,
@@ -154,6 +173,8 @@ async function sshComparison(): Promise<void> {
 
 /** The host counts of the scaling curve (5 tasks each, #25 item 3), and #25's 200 x 20 figure. */
 const CURVE_HOSTS = [100, 200, 500, 1000];
+/** Whole commands of 200 hosts x 20 tasks; the figure is their median (an odd count: a real run). */
+const BIG_RUNS = 3;
 
 async function manyHosts(): Promise<void> {
   const forks = 50;
@@ -167,11 +188,22 @@ async function manyHosts(): Promise<void> {
       const run = (tasks: number) =>
         kubemixRunBench({ inventoryPath: lab.inventoryPath, hostsCount: hosts, tasks, forks });
       if (hosts === 200) {
-        const big = await run(20);
+        const runs: Array<CommandMeasure & { cpu: CpuSplit }> = [];
+        for (let i = 0; i < BIG_RUNS; i++) {
+          const before = machineBusyMs();
+          const measured = await run(20);
+          runs.push({ ...measured, cpu: cpuSplit(before, machineBusyMs(), measured.cpuMs) });
+        }
+        const walls = runs.map((r) => r.wallMs);
+        const big = runs.find((r) => r.wallMs === median(walls)) ?? runs[0]!;
+        const [low, high] = spread(walls);
         log(
-          `  200 hosts x 20 tasks: ${fmt(big.wallMs)} ${figures.add('200 hosts x 20 tasks wall', { value: big.wallMs, unit: 'ms', max: 4000 })}, peak RSS ${big.peakRssMb.toFixed(0)} MB ${figures.add('200 hosts x 20 tasks RSS', { value: big.peakRssMb, unit: 'MB', max: 200 })}`,
+          `  200 hosts x 20 tasks: ${fmt(big.wallMs)} (${fmt(low)}-${fmt(high)}, median of ${BIG_RUNS}) ${figures.add('200 hosts x 20 tasks wall', { value: big.wallMs, unit: 'ms', max: 4000 })}, peak RSS ${big.peakRssMb.toFixed(0)} MB ${figures.add('200 hosts x 20 tasks RSS', { value: big.peakRssMb, unit: 'MB', max: 200 })}`,
         );
-        results['manyHosts'] = { hosts, tasks: 20, lab: lab.mode, labStartMs, kubemix: big };
+        log(
+          `    CPU: kubemix ${fmt(big.cpu.commandMs)}; the lab's sshd, shells and commands ${fmt(big.cpu.othersMs)}, which alone need ${fmt(big.cpu.othersFloorMs)} of wall time on ${big.cpu.cores} cores (both together ${fmt((big.cpu.commandMs + big.cpu.othersMs) / big.cpu.cores)})`,
+        );
+        results['manyHosts'] = { hosts, tasks: 20, lab: lab.mode, labStartMs, kubemix: big, runs };
       }
       const point = await run(5);
       curve.push({ hosts, tasks: 5, labStartMs, kubemix: point });
@@ -334,6 +366,31 @@ async function realHa(): Promise<void> {
   results['realHa'] = ha;
 }
 
+async function realIdle(): Promise<void> {
+  const idle = await libvirtRealIdleBench();
+  log('== a real two-node cluster at rest (controller 2 vCPUs, worker 1 vCPU, QEMU under TCG)');
+  if (idle.upMs !== undefined) log(`  up to the worker joined ${fmt(idle.upMs)}`);
+  for (const [guest, cores] of Object.entries(idle.medianCoresByGuest)) {
+    const [low, high] = idle.spreadByGuest[guest]!;
+    log(
+      `  ${guest}: ${cores.toFixed(2)} host cores (${low.toFixed(2)}-${high.toFixed(2)} over 10 s intervals)`,
+    );
+  }
+  const controller = Object.entries(idle.medianCoresByGuest).find(([guest]) =>
+    guest.startsWith('controller'),
+  );
+  if (controller)
+    log(
+      `  three controllers at rest: ${(3 * controller[1]).toFixed(2)} host cores of the machine's ${availableParallelism()}`,
+    );
+  if (idle.downMs !== undefined) log(`  down ${fmt(idle.downMs)}; left afterwards: ${idle.leftovers.length}`);
+  if (idle.failure) {
+    log(`  FAILED: ${idle.failure}`);
+    process.exitCode = 1;
+  }
+  results['realIdle'] = idle;
+}
+
 // The benchmarks start labs, servers and ansible-playbook: like the tests, they must leave nothing
 // behind, and the same check says so (its temp paths go into the run's own directory).
 const hygiene = beginHygieneRun();
@@ -348,6 +405,7 @@ try {
   if (wanted('ci')) await ciReport();
   if (wanted('ec2')) await ec2();
   if (wanted('real-ha')) await realHa();
+  if (wanted('real-idle')) await realIdle();
 
   const outDir = fileURLToPath(new URL('../../../bench-results', import.meta.url));
   mkdirSync(outDir, { recursive: true });
