@@ -1,18 +1,10 @@
-import { readFile, rm } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { execa } from 'execa';
-import { serveFiles } from '../../fixtures/libvirt/file-server.js';
-import { guestSsh, leftovers, removeTestStorage, testImage } from '../../fixtures/libvirt/lab.js';
-import { ensureLibvirtd } from '../../fixtures/libvirt/libvirtd.js';
-import { writeOfflineLibvirtSpec } from '../../fixtures/libvirt/offline-artifacts.js';
-import { uniqueTestCluster } from '../../fixtures/libvirt/test-cluster.js';
-import { builtRelease } from '../../fixtures/release/built-release.js';
-import { kubemixCli } from '../lab/kubemix-cli.js';
-import { makeTempDir } from '../lab/temp-dir.js';
+import { guestSsh } from '../../fixtures/libvirt/lab.js';
 import { type HostPipeline, hostPipeline } from './host-pipeline.js';
 import { events } from './libvirt-boot.js';
+import { withRealBenchCluster } from './real-cluster-bench.js';
 
-const cli = kubemixCli();
 const CONTROLLERS = 3;
 
 /** What the HA build took and what the real cluster said afterwards. */
@@ -38,12 +30,6 @@ export interface RealHaRun {
   failure?: string;
 }
 
-const run = (spec: string, clusterDir: string, ...args: string[]) =>
-  execa('node', [cli, ...args.slice(0, 1), spec, '--cluster-dir', clusterDir, ...args.slice(1)], {
-    reject: false,
-    env: { CI: 'true' },
-  });
-
 /**
  * #23's highly available control plane, for real and once per `npm run bench -- real-ha` (it takes
  * the machine for the better part of an hour, so the default bench leaves it out): `kubemix up` of
@@ -52,47 +38,27 @@ const run = (spec: string, clusterDir: string, ...args: string[]) =>
  * other two join as control planes with the certificate key, one at a time
  * (playbooks/cluster/init-control-plane.yml); the worker joins through the first controller's
  * address. Then `kubemix verify`, the Node objects and etcd's member list from the real cluster,
- * and `down`, which must leave nothing. Sizes as the real-cluster test's: 2 vCPUs and 3 GiB for a
- * controller (kubeadm's preflight asks 2 CPUs and 1700 MB), 1 vCPU and 2 GiB for the worker.
+ * and `down`, which must leave nothing. Sizes as the real-cluster test's (real-cluster-bench.ts).
  */
 export async function libvirtRealHaBench(): Promise<RealHaRun> {
-  const release = builtRelease();
-  const libvirtd = await ensureLibvirtd();
-  const cluster = await uniqueTestCluster('kmxha');
-  const image = await testImage();
-  const server = await serveFiles({ '/debian-13-test.qcow2': image.path });
-  const work = await makeTempDir('bench-real-ha');
-  const clusterDir = join(work, 'cluster');
-  const result: RealHaRun = {
-    tasksMs: {},
-    checks: {},
-    nodesReady: {},
-    etcdMembers: [],
-    apiServerPods: 0,
-    leftovers: [],
-  };
-  let spec: string | undefined;
-  try {
-    ({ spec } = await writeOfflineLibvirtSpec(
-      work,
-      {
-        ...cluster,
-        image: { source: `${server.base}/debian-13-test.qcow2`, sha256: image.sha256 },
-        linuxWorkers: 1,
-        vcpus: 1,
-        memoryGiB: 2,
-        controller: { count: CONTROLLERS, vcpus: 2, memoryGiB: 3 },
-      },
-      release,
-    ));
+  return withRealBenchCluster('kmxha', CONTROLLERS, async (real) => {
+    const { cluster, clusterDir, kubemix } = real;
+    const result: RealHaRun = {
+      tasksMs: {},
+      checks: {},
+      nodesReady: {},
+      etcdMembers: [],
+      apiServerPods: 0,
+      leftovers: [],
+    };
     let started = performance.now();
-    const up = await run(spec, clusterDir, 'up', '--stop-after', 'join-linux-workers');
+    const up = await kubemix('up', '--stop-after', 'join-linux-workers');
     const upEvents = await events(clusterDir);
     for (const e of upEvents) if (e.type === 'task-end') result.tasksMs[e.task] = e.durationMs;
     const pipeline = hostPipeline(upEvents, 'wait-for-hosts', 'prepare-linux');
     if (pipeline) result.pipeline = pipeline;
     if (up.exitCode !== 0) {
-      result.failure = `kubemix up failed:\n${up.stdout.slice(-3000)}\n${up.stderr.slice(-1000)}`;
+      result.failure = `kubemix up failed:\n${String(up.stdout).slice(-3000)}\n${String(up.stderr).slice(-1000)}`;
       return result;
     }
     result.upMs = performance.now() - started;
@@ -114,24 +80,17 @@ export async function libvirtRealHaBench(): Promise<RealHaRun> {
     );
     result.etcdMembers = members.stdout.split('\n').filter((l) => l.trim() !== '');
     started = performance.now();
-    const verify = await run(spec, clusterDir, 'verify');
+    const verify = await kubemix('verify');
     result.verifyMs = performance.now() - started;
     const report = await readFile(join(clusterDir, 'verify.json'), 'utf8')
       .then((text) => JSON.parse(text) as { checks: Array<{ check: string; ok: boolean }> })
       .catch(() => ({ checks: [] }));
     for (const check of report.checks) result.checks[check.check] = check.ok;
-    if (verify.exitCode !== 0) result.failure = `kubemix verify failed:\n${verify.stdout.slice(-2000)}`;
-    started = performance.now();
-    const down = await run(spec, clusterDir, 'down');
-    result.downMs = performance.now() - started;
-    if (down.exitCode !== 0) result.failure = `kubemix down failed:\n${down.stdout.slice(-2000)}`;
-    result.leftovers = await leftovers(cluster);
+    if (verify.exitCode !== 0)
+      result.failure = `kubemix verify failed:\n${String(verify.stdout).slice(-2000)}`;
+    const { failure, ...down } = await real.down();
+    Object.assign(result, down);
+    if (failure) result.failure = failure;
     return result;
-  } finally {
-    if (spec && (await leftovers(cluster)).length > 0) await run(spec, clusterDir, 'down');
-    await rm(work, { recursive: true, force: true });
-    await removeTestStorage(cluster);
-    await server.close();
-    await libvirtd.stop();
-  }
+  });
 }
