@@ -21,11 +21,29 @@ step() {
   "$@" >/dev/null
   echo "build-release: $(basename "$2") ${*:3}: $((SECONDS - started)) s"
 }
-step bash scripts/release/build-kubernetes.sh "$kubernetes"
-step bash scripts/release/build-etcd.sh "$etcd"
-step bash scripts/release/build-pause.sh "$kubernetes" "$pause"
-step bash scripts/release/build-coredns.sh "$coredns"
-step bash scripts/release/build-flannel.sh "$flannel"
-step bash scripts/release/build-cni-plugins.sh "$cni"
-step bash scripts/release/build-crictl.sh "$crictl"
-step bash scripts/release/build-agnhost.sh "$kubernetes" "$agnhost"
+# Two lanes at once: a go command alone leaves a core idle through its links and its downloads from
+# the proxy, so a second go command fills them. The Kubernetes module's programs stay in one lane,
+# in order (agnhost and pause reuse its module graph and compiled packages); the other modules'
+# programs make the other. Go's build and module caches are safe to share between go commands.
+kubernetes_lane() {
+  step bash scripts/release/build-kubernetes.sh "$kubernetes"
+  step bash scripts/release/build-agnhost.sh "$kubernetes" "$agnhost"
+  step bash scripts/release/build-pause.sh "$kubernetes" "$pause"
+}
+other_modules_lane() {
+  step bash scripts/release/build-coredns.sh "$coredns"
+  step bash scripts/release/build-etcd.sh "$etcd"
+  step bash scripts/release/build-flannel.sh "$flannel"
+  step bash scripts/release/build-cni-plugins.sh "$cni"
+  step bash scripts/release/build-crictl.sh "$crictl"
+}
+started=$SECONDS
+kubernetes_lane &
+kubernetes_pid=$!
+other_modules_lane &
+other_pid=$!
+status=0
+wait "$kubernetes_pid" || status=$?
+wait "$other_pid" || status=$?
+echo "build-release: all: $((SECONDS - started)) s"
+exit "$status"
