@@ -351,6 +351,11 @@ cmd_supervise() {
   if [ "$MODE" = netns ] || unshare --uts --mount --pid --fork --mount-proc --propagation private true 2>/dev/null; then PRIVATE=yes; fi
   [ -z "$NO_SCP" ] || [ "$PRIVATE" = yes ] || fail "--no-scp needs mount namespaces (unshare), which this machine does not allow"
   [ "$NAT" != yes ] || [ "$MODE" = netns ] || fail "--nat-nic needs network namespaces (this machine cannot create them, or --no-netns was given)"
+  # The private directories' mount points, on this machine: they stay (empty) after the lab stops,
+  # as /var/lib/kubemix-tests-remote does after the tests. Removing one would not be safe: another
+  # lab may be running on it, and an rmdir of a directory that is a mount point in another mount
+  # namespace succeeds and detaches that mount there, from under its host (Linux's detach_mounts,
+  # "vfs: Lazily remove mounts on unlinked files and directories").
   for d in $PRIVATE_DIRS /opt/kubemix-lab; do mkdir -p "$d" 2>/dev/null || true; done
   mkdir -p /run/sshd
   chmod 0755 /run/sshd
